@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the real services the adapter tests start on loopback: podman with
+# runc (crun fails on cgroups on these machines), a static busybox for the
+# test image's root file system, and OpenSSH for the "VM over SSH" target.
+# Idempotent: safe to run again on a machine that already has them.
+set -eu
+
+packages="podman runc busybox-static openssh-server openssh-client uidmap"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086  # word splitting of the package list is intended
+    apt-get install -y -q --no-install-recommends $missing
+fi
+
+# sshd refuses to start without its privilege-separation directory.
+mkdir -p /run/sshd
+# The Debian package starts a system sshd on port 22 where an init system
+# runs; the tests start their own on a free loopback port and need none.

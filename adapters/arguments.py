@@ -1,0 +1,54 @@
+"""Validation of target arguments shared by the target classes."""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def check_argv(argv: Any, name: str = "argv") -> list[str]:
+    """A non-empty list of strings; a single string is refused (no shell parsing)."""
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence):
+        raise ValueError(f"{name} must be a list of strings (no shell string); got {argv!r}")
+    items = list(argv)
+    if not items:
+        raise ValueError(f"{name} must not be empty")
+    if not all(isinstance(a, str) for a in items):
+        raise ValueError(f"{name} must contain only strings; got {items!r}")
+    return items
+
+
+def check_timeout(timeout: Any, name: str = "timeout") -> float | None:
+    """None (no limit) or a positive finite number of seconds."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise ValueError(f"{name} must be a positive number of seconds or None; got {timeout!r}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None; got {timeout!r}")
+    return float(timeout)
+
+
+def check_env(env: Any, name: str = "env") -> dict[str, str] | None:
+    """None or a mapping of string names to string values."""
+    if env is None:
+        return None
+    if not isinstance(env, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise ValueError(f"{name} must map variable names to string values; got {env!r}")
+    return dict(env)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """One of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return str(value)
+
+
+def show_argv(argv: Sequence[str]) -> str:
+    """``argv`` as a shell-quoted string, for labels and messages."""
+    return shlex.join(argv)

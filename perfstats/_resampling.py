@@ -1,0 +1,103 @@
+"""Shared set-up of bootstrap schemes: sorted sample, ranks, scheme code, block length."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._kernels import resample as kr
+from ._validation import FloatArray, check_choice
+
+BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
+_KIND_CODE = {
+    "moving": kr.MOVING,
+    "circular": kr.CIRCULAR,
+    "stationary": kr.STATIONARY,
+    "superflow": kr.SUPERFLOW,
+}
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A resampling scheme bound to one sample."""
+
+    sorted_x: FloatArray
+    ranks: np.ndarray
+    order: np.ndarray
+    kind: int
+    block: float | None
+
+
+def resolve_block_length(x: FloatArray, block_length: Any, block_kind: str) -> float:
+    """The block length to use: Politis-White for ``"auto"``, else the validated value."""
+    n = x.size
+    if isinstance(block_length, str):
+        if block_length != "auto":
+            raise ValueError(f"block_length must be 'auto' or a number >= 1, got {block_length!r}")
+        from .blocklength import optimal_block_length
+
+        pw = optimal_block_length(x)
+        if block_kind == "stationary":
+            return float(min(max(pw.stationary, 1.0), n))
+        return float(min(max(math.ceil(pw.circular), 1), n))
+    if isinstance(block_length, bool) or not isinstance(block_length, numbers.Real):
+        raise ValueError(f"block_length must be 'auto' or a number >= 1, got {block_length!r}")
+    value = float(block_length)
+    if not math.isfinite(value) or value < 1:
+        raise ValueError(f"block_length must be >= 1, got {block_length!r}")
+    if value > n:
+        raise ValueError(f"block_length must not exceed the sample size {n}, got {block_length!r}")
+    if block_kind != "stationary" and not value.is_integer():
+        raise ValueError(
+            f"block_length must be an integer for block_kind={block_kind!r}, got {block_length!r}"
+        )
+    if block_kind == "superflow" and (n - value) // value < 1:
+        raise ValueError(
+            f"block_length={block_length!r} leaves no whole block for the 'superflow' scheme "
+            f"with n={n} (needs n >= 2 * block_length)"
+        )
+    return value
+
+
+def make_scheme(x: FloatArray, block_length: Any, block_kind: str) -> Scheme:
+    """Sort ``x`` once and describe how it will be resampled.
+
+    ``block_length=None`` means the i.i.d. bootstrap.
+    """
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    ranks = np.empty(x.size, np.int64)
+    ranks[order] = np.arange(x.size)
+    if block_length is None:
+        return Scheme(sorted_x, ranks, order, kr.IID, None)
+    check_choice(block_kind, "block_kind", BLOCK_KINDS)
+    block = resolve_block_length(x, block_length, block_kind)
+    return Scheme(sorted_x, ranks, order, _KIND_CODE[block_kind], block)
+
+
+def resampled_stats(
+    scheme: Scheme, qs: FloatArray, with_mean: bool, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked."""
+    order = np.argsort(qs, kind="stable")
+    out = kr.bootstrap_stats(
+        scheme.sorted_x,
+        scheme.ranks,
+        np.ascontiguousarray(qs[order]),
+        with_mean,
+        n_resamples,
+        key,
+        scheme.kind,
+        1.0 if scheme.block is None else scheme.block,
+    )
+    if order.size > 1 and np.any(order[1:] < order[:-1]):
+        restored = np.empty_like(out)
+        restored[:, order] = out[:, : order.size]
+        if with_mean:
+            restored[:, -1] = out[:, -1]
+        return restored
+    return out

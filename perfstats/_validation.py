@@ -1,0 +1,139 @@
+"""Input validation shared by every public function.
+
+Every check raises :class:`ValueError` whose message names the parameter and
+the offending value, so that a user never has to guess which argument was
+wrong. Nothing is silently dropped or coerced.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray:
+    """Return ``data`` as a 1-D contiguous float64 array of finite numbers.
+
+    Accepts lists, tuples, NumPy arrays and pandas Series. Rejects strings,
+    booleans, objects, 2-D input, empty input and NaN or infinite values.
+    """
+    if isinstance(data, (str, bytes)):
+        raise ValueError(f"{name} must be a 1-D array of numbers, got the string {_short(data)}")
+    if isinstance(data, np.ndarray) and data.dtype == np.float64 and data.ndim == 1:
+        arr = data
+    else:
+        try:
+            raw = np.asarray(data)
+        except Exception as exc:  # ragged nested lists and the like
+            raise ValueError(f"{name} must be a 1-D array of numbers: {exc}") from None
+        if raw.dtype.kind not in "iuf":
+            raise ValueError(
+                f"{name} must be a 1-D array of numbers, got dtype {raw.dtype} "
+                f"({_short(data)})"
+            )
+        arr = raw.astype(np.float64, copy=False)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if arr.size < min_size:
+        if arr.size == 0:
+            raise ValueError(f"{name} is empty; it needs at least {min_size} value(s)")
+        raise ValueError(f"{name} has {arr.size} value(s); it needs at least {min_size}")
+    # A finite sum proves every value finite (NaN and inf propagate); only when
+    # it is not do we pay for the element-wise check and locate the culprit.
+    if not math.isfinite(float(arr.sum())):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"{name} must contain only finite numbers; {name}[{i}] is {arr[i]!r} "
+                f"({bad.size} non-finite value(s) in all)"
+            )
+    return np.ascontiguousarray(arr)
+
+
+def check_level(level: Any, name: str = "level") -> float:
+    """A confidence level strictly between 0 and 1."""
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise ValueError(f"{name} must be a number in (0, 1), got {_short(level)}")
+    value = float(level)
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return value
+
+
+def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0) -> float:
+    """A number in the closed interval ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [{low}, {high}], got {_short(value)}")
+    out = float(value)
+    if not (low <= out <= high):
+        raise ValueError(f"{name} must be in [{low}, {high}], got {out!r}")
+    return out
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A finite number greater than zero."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a positive number, got {_short(value)}")
+    out = float(value)
+    if not (math.isfinite(out) and out > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {out!r}")
+    return out
+
+
+def check_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
+    """Quantile(s) in [0, 1]; returns the array and whether ``q`` was a scalar."""
+    if isinstance(q, bool) or isinstance(q, (str, bytes)):
+        raise ValueError(f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}")
+    if isinstance(q, numbers.Real):
+        values = np.array([float(q)])
+        scalar = True
+    else:
+        try:
+            values = np.asarray(q, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}"
+            ) from None
+        if values.ndim != 1 or values.size == 0:
+            raise ValueError(f"{name} must be a float or a non-empty 1-D sequence, got {_short(q)}")
+        scalar = False
+    bad = ~((values >= 0.0) & (values <= 1.0))
+    if bad.any():
+        raise ValueError(f"{name} must be in [0, 1], got {values[bad][0]!r}")
+    return values, scalar
+
+
+def check_int(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer (not a bool) within ``[minimum, maximum]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {_short(value)}")
+    out = int(value)
+    if out < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    if maximum is not None and out > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {out}")
+    return out
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """One of a fixed set of strings."""
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {options}; got {_short(value)}")
+    return value

@@ -1,0 +1,141 @@
+"""A stateful wrapper that feeds a stopping rule from a run loop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._validation import as_sample, check_int
+from .decision import Decision
+from .rules.base import Rule
+
+
+class Monitor:
+    """Accumulate measurements and judge them at the rule's interval boundaries.
+
+    A harness calls :meth:`add` with each batch of new measurements. The rule
+    is consulted every time the number of points reaches a multiple of
+    ``rule.interval`` (and at least ``min_n``), in order, so a batch that
+    spans several boundaries is judged at each of them and the run stops at
+    the first boundary where the rule says stop, exactly as a replay of the
+    same sequence would.
+
+    Parameters
+    ----------
+    rule : Rule
+        Any rule from :mod:`perfstats.rules`.
+    min_n : int, optional
+        Do not judge before this many points (default: the rule's own
+        ``min_n``).
+    max_n : int, optional
+        Stop when this many points have arrived even if the rule never says
+        stop; the decision then carries ``details["max_n_reached"] = True``.
+
+    Attributes
+    ----------
+    data : numpy.ndarray
+        Every measurement added so far, in order.
+    decision : Decision
+        The latest decision.
+    history : list of Decision
+        Every judgement made so far.
+
+    Examples
+    --------
+    >>> from perfstats import Monitor
+    >>> from perfstats.rules import Fixed
+    >>> m = Monitor(Fixed(n=4))
+    >>> m.add([1.0, 2.0]).stop
+    False
+    >>> m.add([3.0, 4.0, 5.0])
+    Decision(stop at n=4, rule='Fixed': 4 of 4 runs done)
+    """
+
+    def __init__(self, rule: Rule, *, min_n: int | None = None, max_n: int | None = None) -> None:
+        if not isinstance(rule, Rule):
+            raise ValueError(f"rule must be a perfstats.rules.Rule, got {type(rule).__name__}")
+        self.rule = rule
+        self.min_n = rule.min_n if min_n is None else check_int(min_n, "min_n", minimum=1)
+        self.max_n = None if max_n is None else check_int(max_n, "max_n", minimum=1)
+        self._data: list[float] = []
+        self.history: list[Decision] = []
+        self.decision = Decision(
+            stop=False, n=0, rule=rule.name, reason="no runs yet", details={}
+        )
+
+    @property
+    def data(self) -> np.ndarray:
+        return np.asarray(self._data, dtype=np.float64)
+
+    @property
+    def stopped(self) -> bool:
+        return self.decision.stop
+
+    def _boundaries(self, old: int, new: int) -> list[int]:
+        step = self.rule.interval
+        first = max(old + 1, self.min_n)
+        start = -(-first // step) * step
+        marks = list(range(start, new + 1, step))
+        if self.max_n is not None and old < self.max_n <= new and self.max_n not in marks:
+            marks.append(self.max_n)
+            marks.sort()
+        return marks
+
+    def add(self, values: Any) -> Decision:
+        """Append measurements and return the current decision.
+
+        After the monitor has stopped, further values are still stored in
+        :attr:`data` but not judged.
+        """
+        if isinstance(values, (int, float, np.number)) and not isinstance(values, bool):
+            values = [values]
+        if hasattr(values, "__len__") and not isinstance(values, str) and len(values) == 0:
+            return self.decision
+        new_values = as_sample(values, "values")
+        old = len(self._data)
+        self._data.extend(new_values.tolist())
+        if self.decision.stop:
+            return self.decision
+        full = self.data
+        for mark in self._boundaries(old, len(self._data)):
+            if mark >= self.min_n:
+                decision = self.rule.check(full[:mark])
+            else:
+                decision = self._waiting(mark)
+            if self.max_n is not None and mark >= self.max_n and not decision.stop:
+                decision = self._ran_out(decision, mark)
+            self.decision = decision
+            self.history.append(decision)
+            if decision.stop:
+                break
+        else:
+            if not self.history or self.history[-1].n != len(self._data):
+                self.decision = self._waiting(len(self._data))
+        return self.decision
+
+    def _ran_out(self, last: Decision, n: int) -> Decision:
+        details: dict[str, Any] = dict(last.details)
+        details.update({"max_n_reached": True, "rule_reason": last.reason})
+        return Decision(
+            stop=True,
+            n=n,
+            rule=last.rule,
+            reason=f"reached max_n={self.max_n} before the rule stopped ({last.reason})",
+            details=details,
+        )
+
+    def _waiting(self, n: int) -> Decision:
+        step = self.rule.interval
+        nxt = max(-(-max(n + 1, self.min_n) // step) * step, self.min_n)
+        last = self.history[-1].reason if self.history else "no judgement yet"
+        return Decision(
+            stop=False,
+            n=n,
+            rule=self.rule.name,
+            reason=f"{n} runs; next check at {nxt} ({last})",
+            details={"next_check": nxt},
+        )
+
+    def __repr__(self) -> str:
+        return f"Monitor({self.rule!r}, n={len(self._data)}, stop={self.decision.stop})"

@@ -1,0 +1,78 @@
+"""The protocol every stopping rule follows."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from .._validation import as_sample
+from ..decision import Decision
+
+
+class Rule(ABC):
+    """A stopping rule: turns all measurements so far into a :class:`Decision`.
+
+    Subclasses set :attr:`name`, store their parameters, and implement
+    :meth:`_decide`, which receives validated data of at least
+    :attr:`min_n` points. ``check`` is pure: the same data (and seed) give
+    the same decision.
+
+    Attributes
+    ----------
+    name : str
+        Short name used in decisions and records.
+    interval : int
+        Runs per run interval: a harness judges after every ``interval`` runs.
+    min_n : int
+        The fewest points on which the rule can decide to stop.
+    """
+
+    name: str = "Rule"
+
+    @property
+    @abstractmethod
+    def interval(self) -> int:
+        """Runs per run interval."""
+
+    @property
+    @abstractmethod
+    def min_n(self) -> int:
+        """The fewest points the rule needs before it may stop."""
+
+    @abstractmethod
+    def config(self) -> dict[str, Any]:
+        """The rule's parameters as plain data (for records and reprs)."""
+
+    @abstractmethod
+    def _decide(self, data: np.ndarray) -> Decision:
+        """Judge ``data`` (validated, ``len(data) >= min_n``)."""
+
+    def check(self, data: Any) -> Decision:
+        """Judge all measurements so far, in collection order.
+
+        Parameters
+        ----------
+        data : array_like
+            1-D finite measurements in the order they were collected.
+
+        Returns
+        -------
+        Decision
+            ``stop`` is never True on fewer than :attr:`min_n` points.
+        """
+        x = as_sample(data, "data")
+        if x.size < self.min_n:
+            return Decision(
+                stop=False,
+                n=int(x.size),
+                rule=self.name,
+                reason=f"{x.size} runs so far; {self.name} needs at least {self.min_n}",
+                details={"min_n": self.min_n},
+            )
+        return self._decide(x)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.config().items())
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,227 @@
+"""SuperFlow: accuracy check plus stability check on percentile CIs.
+
+Wen et al., "SuperFlow: Performance Testing for Serverless Computing"
+(000_* in the papers folder), Section 4. The *accuracy check* asks that the
+confidence interval of each of P25, P50 and P75 lie within ``r`` (1%) of
+that observed percentile; the *stability check* asks that the accuracy check
+hold both for the current runs ``S_cur`` and for the previous runs
+``S_pre`` (``S_cur`` without its last run interval). The three variants of
+the paper differ only in how the interval is computed:
+
+* SuperFlow 1 (``ci="order-normal"``): the order-statistic ranks of the
+  normal approximation, as in the public reference code;
+* SuperFlow 2 (``ci="bootstrap"``): the i.i.d. percentile bootstrap;
+* SuperFlow 3 (``ci="block"``): the moving-block bootstrap with the
+  Politis-White block length, as Metior.
+
+``ci="order"`` (exact binomial ranks) and ``ci="exact-bootstrap"`` (the
+i.i.d. bootstrap with infinitely many resamples) are variants this library
+adds; every method of :func:`perfstats.intervals.percentile_ci` works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._rng import RNGLike
+from .._validation import check_choice, check_int, check_level, check_positive, check_quantiles
+from ..decision import Decision
+from ..interval import Interval
+from ..intervals import percentile_ci
+from ._seeds import CURRENT, base_seed, judgement_seed
+from ._wording import pct, quantile_label
+from .base import Rule
+
+CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")
+_RANDOM_METHODS = ("bootstrap", "block")
+
+
+@dataclass(frozen=True)
+class _SetVerdict:
+    """The accuracy check of one set: its intervals and whether all pass."""
+
+    intervals: tuple[Interval, ...]
+    accurate: bool
+
+
+class SuperFlow(Rule):
+    """Stop when P25, P50 and P75 CIs of ``S_cur`` and ``S_pre`` are all within ``error``.
+
+    Parameters
+    ----------
+    ci : str, default "order-normal"
+        Interval method: ``"order-normal"`` (SuperFlow 1), ``"bootstrap"``
+        (SuperFlow 2), ``"block"`` (SuperFlow 3), ``"order"`` or
+        ``"exact-bootstrap"``.
+    level : float, default 0.95
+        Confidence level of each interval.
+    error : float, default 0.01
+        The error margin ``r``: each interval must lie strictly inside
+        ``(p * (1 - r), p * (1 + r))`` around its observed percentile ``p``.
+    interval : int, default 5
+        Runs per run interval; ``S_pre`` is ``S_cur`` without its last
+        ``interval`` runs, so the first judgement is at ``2 * interval``.
+    quantiles : sequence of float, default (0.25, 0.5, 0.75)
+        The percentiles checked ("most of the performance", Section 4.2).
+    n_resamples : int, default 1000
+        Resamples of the bootstrap methods.
+    block_kind : str, default "moving"
+        Block scheme of ``ci="block"``; ``"superflow"`` is the reference
+        code's moving-block variant (shorter resamples).
+    rng : None, int or numpy.random.Generator
+        Seeds the bootstrap methods. One base seed is drawn when the rule is
+        built; every interval is seeded from it and the size of its set, so
+        ``check`` is a pure function of the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.rules import SuperFlow
+    >>> x = np.random.default_rng(0).normal(100.0, 1.0, size=400)
+    >>> rule = SuperFlow()          # SuperFlow 1, r = 1%
+    >>> rule.check(x).stop
+    True
+    >>> rule.check(x[:20])
+    Decision(continue at n=20, rule='SuperFlow': P25 CI of the previous runs is unbounded; needs within 1.0%)
+    >>> SuperFlow(ci="bootstrap", rng=1).check(x).stop
+    True
+    """
+
+    name = "SuperFlow"
+
+    def __init__(
+        self,
+        *,
+        ci: str = "order-normal",
+        level: float = 0.95,
+        error: float = 0.01,
+        interval: int = 5,
+        quantiles: Sequence[float] = (0.25, 0.5, 0.75),
+        n_resamples: int = 1000,
+        block_kind: str = "moving",
+        rng: RNGLike = None,
+    ) -> None:
+        self.ci = check_choice(ci, "ci", CI_METHODS)
+        self.level = check_level(level)
+        self.error = check_positive(error, "error")
+        self._interval = check_int(interval, "interval", minimum=1)
+        qs, scalar = check_quantiles(quantiles, "quantiles")
+        self.quantiles = (float(qs[0]),) if scalar else tuple(float(q) for q in qs)
+        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
+        self.block_kind = check_choice(
+            block_kind, "block_kind", ("moving", "circular", "stationary", "superflow")
+        )
+        self.seed = base_seed(rng)
+        # The previous runs at n were the current runs at n - interval, and a
+        # set is always judged with the same seed, so the last verdict on the
+        # current runs serves as the next verdict on the previous runs.
+        self._memo: tuple[np.ndarray, _SetVerdict] | None = None
+
+    @property
+    def interval(self) -> int:
+        return self._interval
+
+    @property
+    def min_n(self) -> int:
+        return 2 * self._interval
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "ci": self.ci,
+            "level": self.level,
+            "error": self.error,
+            "interval": self._interval,
+            "quantiles": self.quantiles,
+            "n_resamples": self.n_resamples,
+            "block_kind": self.block_kind,
+            "rng": self.seed,
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_memo"] = None
+        return state
+
+    def _judge(self, x: np.ndarray) -> _SetVerdict:
+        kwargs: dict[str, Any] = {"level": self.level, "method": self.ci}
+        if self.ci in _RANDOM_METHODS:
+            kwargs["n_resamples"] = self.n_resamples
+            kwargs["rng"] = judgement_seed(self.seed, int(x.size), CURRENT)
+        if self.ci == "block":
+            kwargs["block_kind"] = self.block_kind
+        intervals = tuple(percentile_ci(x, self.quantiles, **kwargs))
+        return _SetVerdict(intervals, all(iv.within(self.error) for iv in intervals))
+
+    def _previous_verdict(self, previous: np.ndarray) -> _SetVerdict:
+        memo = self._memo
+        if memo is not None and memo[0].size == previous.size and np.array_equal(
+            memo[0], previous
+        ):
+            return memo[1]
+        return self._judge(previous)
+
+    def _decide(self, data: np.ndarray) -> Decision:
+        n = int(data.size)
+        previous = self._previous_verdict(data[: n - self._interval])
+        current = self._judge(data)
+        self._memo = (data.copy(), current)
+        stop = current.accurate and previous.accurate
+        return Decision(
+            stop=stop,
+            n=n,
+            rule=self.name,
+            reason=self._reason(current, previous, stop),
+            details={
+                "current": _interval_details(current.intervals),
+                "previous": _interval_details(previous.intervals),
+                "current_accurate": current.accurate,
+                "previous_accurate": previous.accurate,
+                "error": self.error,
+                "ci": self.ci,
+            },
+        )
+
+    def _reason(self, current: _SetVerdict, previous: _SetVerdict, stop: bool) -> str:
+        labelled = [("current", iv) for iv in current.intervals]
+        labelled += [("previous", iv) for iv in previous.intervals]
+        if stop:
+            role, widest = max(labelled, key=lambda item: item[1].rel_error)
+            names = _join([quantile_label(q) for q in self.quantiles])
+            return (
+                f"{names} CIs of the current and previous runs are within {pct(self.error)} "
+                f"(widest: {quantile_label(widest.q)} of the {role} runs, "
+                f"{pct(widest.rel_error)})"
+            )
+        # Name the interval furthest from the requirement: it is what the
+        # next runs have to fix.
+        failing = [item for item in labelled if not item[1].within(self.error)]
+        role, worst = max(failing, key=lambda item: item[1].rel_error)
+        label = quantile_label(worst.q)
+        reach = (
+            "is unbounded"
+            if not worst.bounded
+            else f"reaches {pct(worst.rel_error)} from the {label}"
+        )
+        return f"{label} CI of the {role} runs {reach}; needs within {pct(self.error)}"
+
+
+def _interval_details(intervals: Sequence[Interval]) -> dict[str, dict[str, float]]:
+    return {
+        quantile_label(iv.q): {
+            "estimate": iv.estimate,
+            "low": iv.low,
+            "high": iv.high,
+            "rel_error": iv.rel_error,
+        }
+        for iv in intervals
+    }
+
+
+def _join(words: Sequence[str]) -> str:
+    if len(words) <= 2:
+        return " and ".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
