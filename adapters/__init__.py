@@ -3,5 +3,61 @@
 This package lives in the repository folder ``adapters/`` and is installed as
 :mod:`perfstats.adapters` (a top-level ``adapters`` would collide with an
 existing package of that name). It depends on the pure core :mod:`perfstats`;
-the core never imports it.
+the core never imports it. All the project's I/O (processes, sockets,
+files) lives here.
+
+Targets produce :class:`Measurement` objects, one per ``invoke()``:
+
+* :class:`Command`: a local process;
+* :class:`Container`: podman or docker, a fresh container per run (cold)
+  or ``exec`` into one (warm);
+* :class:`SSH`: a machine reached over SSH, host keys verified;
+* :class:`HttpFunction`: any HTTP-triggered function, with an optional
+  cold-start hook;
+* :class:`LambdaFunction`: AWS Lambda through boto3, reading the REPORT
+  line (:func:`parse_report`).
+
+:func:`run` drives a target under a stopping rule in run intervals,
+optionally concurrently and spaced in time, appends every invocation to a
+tidy CSV (:func:`read_record` reads it back) with a metadata JSON beside it,
+and can resume an interrupted record. The ``perfstats`` command line
+(:mod:`perfstats.adapters.cli`) wraps it: ``perfstats run``, ``replay``,
+``compare`` and ``report``.
+
+Examples
+--------
+>>> import sys
+>>> from perfstats.adapters import Command, run
+>>> result = run(Command([sys.executable, "-c", "pass"]), "fixed",
+...              rule_options={"n": 3}, progress=False)
+>>> result.measurements[["run", "status"]].to_dict("list")
+{'run': [1, 2, 3], 'status': ['ok', 'ok', 'ok']}
 """
+
+from .awslambda import LambdaFunction
+from .command import Command
+from .container import Container
+from .driver import RunResult, run
+from .failures import TargetFailed
+from .http import HttpFunction
+from .lambda_report import LambdaReport, parse_report
+from .measurement import Measurement
+from .record import read_record
+from .ssh import SSH
+from .target import Target
+
+__all__ = [
+    "SSH",
+    "Command",
+    "Container",
+    "HttpFunction",
+    "LambdaFunction",
+    "LambdaReport",
+    "Measurement",
+    "RunResult",
+    "Target",
+    "TargetFailed",
+    "parse_report",
+    "read_record",
+    "run",
+]

@@ -35,7 +35,7 @@ class Command(Target):
     regex, json_field, unit : optional
         Read the value from the program's standard output instead of timing
         it (see :class:`~perfstats.adapters.reading.ValueReader`).
-    name : str, optional
+    label : str, optional
         Label for the record (default: the command line).
 
     Examples
@@ -61,7 +61,7 @@ class Command(Target):
         regex: str | None = None,
         json_field: str | None = None,
         unit: str | None = None,
-        name: str | None = None,
+        label: str | None = None,
     ) -> None:
         self.argv = check_argv(argv)
         self.timeout = check_timeout(timeout)
@@ -73,7 +73,7 @@ class Command(Target):
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         self._full_env = self._environment()
         self.executable = self._find_executable()
-        self.name = name or show_argv(self.argv)
+        self.name = label or show_argv(self.argv)
         self._runner = ProcessRunner()
 
     def _environment(self) -> dict[str, str] | None:

@@ -58,7 +58,7 @@ class Container(Target):
         The warm container's main process.
     regex, json_field, unit : optional
         Read the value from the output instead of timing the call.
-    name : str, optional
+    label : str, optional
         Label for the record.
 
     Examples
@@ -87,7 +87,7 @@ class Container(Target):
         regex: str | None = None,
         json_field: str | None = None,
         unit: str | None = None,
-        name: str | None = None,
+        label: str | None = None,
     ) -> None:
         if not isinstance(image, str) or not image:
             raise ValueError(f"image must be a non-empty string; got {image!r}")
@@ -104,7 +104,7 @@ class Container(Target):
         self.run_args = list(run_args) and check_argv(run_args, "run_args")
         self.keepalive = check_argv(keepalive, "keepalive")
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
-        self.name = name or f"{self.engine} {self.mode} {image} {show_argv(self.argv)}"
+        self.name = label or f"{self.engine} {self.mode} {image} {show_argv(self.argv)}"
         self.session = uuid.uuid4().hex[:12]
         self._runner = ProcessRunner()
         self._counter = itertools.count(1)

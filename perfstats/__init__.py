@@ -13,6 +13,7 @@ The adapter layer that runs real targets is :mod:`perfstats.adapters`.
 """
 
 from . import rules
+from .blocklength import BlockLength, optimal_block_length
 from .bootstrap import bootstrap_distribution
 from .decision import Decision
 from .interval import Interval
@@ -22,11 +23,13 @@ from .monitor import Monitor
 __version__ = "0.1.0"
 
 __all__ = [
+    "BlockLength",
     "Decision",
     "Interval",
     "Monitor",
     "__version__",
     "bootstrap_distribution",
+    "optimal_block_length",
     "percentile_ci",
     "rules",
 ]

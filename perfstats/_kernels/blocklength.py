@@ -39,7 +39,7 @@ def centred(x: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def lag_product(eps: np.ndarray, k: np.int64) -> float:
+def lag_product(eps: np.ndarray, k: int) -> float:
     """``sum_j eps[j] * eps[j - k]``, by BLAS ``ddot`` on the two slices.
 
     Same call and summation order as arch's ``eps[k:] @ eps[:n-k]``, and
@@ -51,16 +51,16 @@ def lag_product(eps: np.ndarray, k: np.int64) -> float:
 
 
 @nb.njit(cache=True)
-def limits(n: np.int64) -> tuple[np.int64, np.int64, float]:
+def limits(n: int) -> tuple[int, int, float]:
     """``(K_N, m_max, b_max)`` for a series of ``n`` points, as arch sets them."""
-    kn = max(5, np.int64(math.log10(n)))
-    m_max = np.int64(math.ceil(math.sqrt(n))) + kn
+    kn = max(5, int(math.log10(n)))
+    m_max = math.ceil(math.sqrt(n)) + kn
     b_max = float(math.ceil(min(3.0 * math.sqrt(n), n / 3.0)))
     return kn, m_max, b_max
 
 
 @nb.njit(cache=True)
-def politis_white(x: np.ndarray) -> tuple[float, float, np.int64, np.int64, float]:
+def politis_white(x: np.ndarray) -> tuple[float, float, int, int, float]:
     """Optimal stationary and circular block lengths of a non-constant series.
 
     Returns ``(b_sb, b_cb, m, m_max, b_max)``. The caller guarantees

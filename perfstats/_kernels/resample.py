@@ -86,10 +86,20 @@ def fill_counts(
                 counts[ranks[start + j]] += 1
             m += b
         return state, m
-    starts = n - b + 1 if kind == MOVING else n
+    if kind == MOVING:
+        # Blocks never wrap, so the inner loop needs no bounds test.
+        starts = n - b + 1
+        while m < n:
+            state, v = next_u64(state)
+            start = hi_index(v, starts)
+            take = min(b, n - m)
+            for j in range(start, start + take):
+                counts[ranks[j]] += 1
+            m += take
+        return state, m
     while m < n:
         state, v = next_u64(state)
-        start = hi_index(v, starts)
+        start = hi_index(v, n)
         take = min(b, n - m)
         pos = start
         for _ in range(take):

@@ -3,6 +3,19 @@
 Every rule has ``check(data) -> Decision``, an ``interval`` (runs per run
 interval) and ``min_n``. :func:`by_name` builds a rule from its name and
 options (used by harnesses and the command line).
+
+=================== ============================================== ===========
+name                rule                                           source
+=================== ============================================== ===========
+``superflow``       :class:`SuperFlow` (accuracy + stability)      SuperFlow
+``pt4cloud``        :class:`PT4Cloud` (KDE similarity)             PT4Cloud
+``metior``          :class:`Metior` (block-bootstrapped change)    Metior
+``ci-width``        :class:`CIWidth` (relative CI of the mean)     SHARP
+``ks-halves``       :class:`KSHalves` (KS between halves)          SHARP
+``basic-bootstrap`` :class:`BasicBootstrap` (i.i.d. bootstrap CI)  Metior
+``cov``             :class:`CoV` (settled coefficient of variation) Metior
+``fixed``           :class:`Fixed` (a fixed count)                 SeBS
+=================== ============================================== ===========
 """
 
 from __future__ import annotations
@@ -10,9 +23,21 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Rule
+from .baselines import BasicBootstrap, CoV
 from .fixed import Fixed
+from .metior import Metior
+from .pt4cloud import PT4Cloud
+from .sharp import CIWidth, KSHalves
+from .superflow import SuperFlow
 
 RULES: dict[str, type[Rule]] = {
+    "superflow": SuperFlow,
+    "pt4cloud": PT4Cloud,
+    "metior": Metior,
+    "ci-width": CIWidth,
+    "ks-halves": KSHalves,
+    "basic-bootstrap": BasicBootstrap,
+    "cov": CoV,
     "fixed": Fixed,
 }
 
@@ -25,6 +50,8 @@ def by_name(name: str, **options: Any) -> Rule:
     >>> from perfstats.rules import by_name
     >>> by_name("fixed", n=20)
     Fixed(n=20)
+    >>> by_name("SuperFlow", ci="order", error=0.02).error
+    0.02
     """
     key = name.lower() if isinstance(name, str) else name
     if key not in RULES:
@@ -36,4 +63,16 @@ def by_name(name: str, **options: Any) -> Rule:
         raise ValueError(f"bad option for rule {name!r}: {exc}") from None
 
 
-__all__ = ["RULES", "Fixed", "Rule", "by_name"]
+__all__ = [
+    "RULES",
+    "BasicBootstrap",
+    "CIWidth",
+    "CoV",
+    "Fixed",
+    "KSHalves",
+    "Metior",
+    "PT4Cloud",
+    "Rule",
+    "SuperFlow",
+    "by_name",
+]

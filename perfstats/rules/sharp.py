@@ -48,7 +48,7 @@ class CIWidth(Rule):
     >>> rule.check([100.0, 101.0, 99.0, 100.0, 100.5]).stop
     True
     >>> rule.check([100.0, 150.0, 60.0, 100.0, 120.0])
-    Decision(continue at n=5, rule='SHARP-CI': the mean's 95% CI reaches 28.0% of the mean; needs under 5.0%)
+    Decision(continue at n=5, rule='SHARP-CI': the mean's 95% CI reaches 29.6% of the mean; needs under 5.0%)
     """
 
     name = "SHARP-CI"

@@ -29,6 +29,7 @@ import numpy as np
 
 from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive, check_quantiles
+from ..blocklength import MIN_SIZE
 from ..decision import Decision
 from ..interval import Interval
 from ..intervals import percentile_ci
@@ -38,6 +39,7 @@ from .base import Rule
 
 CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")
 _RANDOM_METHODS = ("bootstrap", "block")
+BLOCK_KINDS = ("moving", "circular", "stationary")
 
 
 @dataclass(frozen=True)
@@ -69,9 +71,9 @@ class SuperFlow(Rule):
         The percentiles checked ("most of the performance", Section 4.2).
     n_resamples : int, default 1000
         Resamples of the bootstrap methods.
-    block_kind : str, default "moving"
-        Block scheme of ``ci="block"``; ``"superflow"`` is the reference
-        code's moving-block variant (shorter resamples).
+    block_kind : {"moving", "circular", "stationary"}, default "moving"
+        Block scheme of ``ci="block"``, whose block length is Politis-White's
+        (blocks of 1 for sets under 11 points, too short to estimate it).
     rng : None, int or numpy.random.Generator
         Seeds the bootstrap methods. One base seed is drawn when the rule is
         built; every interval is seeded from it and the size of its set, so
@@ -86,7 +88,7 @@ class SuperFlow(Rule):
     >>> rule.check(x).stop
     True
     >>> rule.check(x[:20])
-    Decision(continue at n=20, rule='SuperFlow': P25 CI of the previous runs is unbounded; needs within 1.0%)
+    Decision(continue at n=20, rule='SuperFlow': P75 CI of the current runs is unbounded; needs within 1.0%)
     >>> SuperFlow(ci="bootstrap", rng=1).check(x).stop
     True
     """
@@ -112,9 +114,7 @@ class SuperFlow(Rule):
         qs, scalar = check_quantiles(quantiles, "quantiles")
         self.quantiles = (float(qs[0]),) if scalar else tuple(float(q) for q in qs)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
-        self.block_kind = check_choice(
-            block_kind, "block_kind", ("moving", "circular", "stationary", "superflow")
-        )
+        self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
         self.seed = base_seed(rng)
         # The previous runs at n were the current runs at n - interval, and a
         # set is always judged with the same seed, so the last verdict on the
@@ -153,6 +153,11 @@ class SuperFlow(Rule):
             kwargs["rng"] = judgement_seed(self.seed, int(x.size), CURRENT)
         if self.ci == "block":
             kwargs["block_kind"] = self.block_kind
+            if x.size < MIN_SIZE:
+                # Politis-White needs 11 points; below that no dependence can
+                # be estimated and blocks of one (the i.i.d. bootstrap) are
+                # the reference code's floor.
+                kwargs["block_length"] = 1
         intervals = tuple(percentile_ci(x, self.quantiles, **kwargs))
         return _SetVerdict(intervals, all(iv.within(self.error) for iv in intervals))
 

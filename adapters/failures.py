@@ -1,0 +1,22 @@
+"""The error a run raises when its target keeps failing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TargetFailed(RuntimeError):
+    """Raised by :func:`perfstats.adapters.run` after too many consecutive failures.
+
+    The message names the target and the last failure; every invocation,
+    failed ones included, is already in the record.
+
+    Attributes
+    ----------
+    result : RunResult
+        What the run collected before it gave up.
+    """
+
+    def __init__(self, message: str, result: Any) -> None:
+        super().__init__(message)
+        self.result = result

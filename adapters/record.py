@@ -1,0 +1,251 @@
+"""The record of a run: a tidy CSV, one row per invocation, and its metadata JSON.
+
+Rows are appended and flushed as each measurement arrives, so a driver
+killed at any moment leaves every completed measurement on disk; the
+metadata file beside the CSV (``run.csv`` -> ``run.meta.json``) describes
+the machine, software, target, rule and seed, and is rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+from .measurement import STATUSES, Measurement
+
+COLUMNS = (
+    "run", "interval", "phase", "target", "value", "unit", "cold", "started_at", "status",
+    "error", "extra",
+)  # fmt: skip
+WARMUP = "warmup"
+MEASURE = "measure"
+FORMAT = "perfstats-record/1"
+
+
+def metadata_path(path: str | os.PathLike[str]) -> Path:
+    """Where the metadata of the record at ``path`` lives (``x.csv`` -> ``x.meta.json``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import metadata_path
+    >>> metadata_path("runs/a.csv").as_posix()
+    'runs/a.meta.json'
+    """
+    p = Path(path)
+    stem = p.name[: -len(p.suffix)] if p.suffix else p.name
+    return p.with_name(stem + ".meta.json")
+
+
+def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
+    """One record row (plain Python values) for a measurement."""
+    return {
+        "run": run,
+        "interval": interval,
+        "phase": phase,
+        "target": target,
+        "value": m.value,
+        "unit": m.unit,
+        "cold": m.cold,
+        "started_at": m.started_at.isoformat(timespec="microseconds"),
+        "status": m.status,
+        "error": m.error,
+        "extra": json.dumps(dict(m.extra), sort_keys=True, default=str) if m.extra else "",
+    }
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        # repr round-trips exactly; the CSV must hold the number measured.
+        return repr(value) if math.isfinite(value) else ""
+    return str(value)
+
+
+def frame(rows: list[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows (as written) to a typed DataFrame with the record's columns.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import frame
+    >>> frame([]).columns.tolist()[:4]
+    ['run', 'interval', 'phase', 'target']
+    """
+    df = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    return _typed(df)
+
+
+def _typed(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    df["run"] = pd.to_numeric(df["run"]).astype("int64")
+    df["interval"] = pd.to_numeric(df["interval"]).astype("int64")
+    df["value"] = pd.to_numeric(df["value"]).astype("float64")
+    df["cold"] = df["cold"].map(_as_bool).astype("boolean")
+    df["started_at"] = pd.to_datetime(df["started_at"], utc=True, format="ISO8601")
+    for col in ("phase", "target", "unit", "status", "error", "extra"):
+        df[col] = df[col].map(lambda v: "" if v is None or (isinstance(v, float) and
+                                                           math.isnan(v)) else str(v))
+    return df
+
+
+def _as_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = str(value).strip().lower()
+    if text in ("true", "1"):
+        return True
+    if text in ("false", "0"):
+        return False
+    return None
+
+
+def read_record(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a record CSV into a typed DataFrame (one row per invocation).
+
+    A last line cut short by a crash is ignored.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a perfstats record.
+
+    Examples
+    --------
+    >>> from perfstats.adapters import read_record
+    >>> df = read_record("run.csv")  # doctest: +SKIP
+    >>> df[df.status == "ok"].value.median()  # doctest: +SKIP
+    """
+    text = _complete_text(Path(path))
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+        raise ValueError(
+            f"{os.fspath(path)} is not a perfstats record: expected the columns "
+            f"{', '.join(COLUMNS)}; found {', '.join(reader.fieldnames or []) or 'none'}"
+        )
+    rows = list(reader)
+    for i, row in enumerate(rows, start=2):
+        if row["status"] not in STATUSES:
+            raise ValueError(f"{os.fspath(path)} line {i}: unknown status {row['status']!r}")
+    return _typed(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def _complete_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"record {os.fspath(path)} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
+    end = raw.rfind(b"\n")
+    return raw[: end + 1].decode("utf-8", "replace") if end >= 0 else ""
+
+
+class Record:
+    """Append-only writer of a record CSV plus its metadata JSON.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    resume : bool, default False
+        Continue an existing record (its rows are read back, a last line
+        cut short by a crash is dropped); without it an existing file is an
+        error, so a run never overwrites measurements.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import Record
+    >>> rec = Record("run.csv")  # doctest: +SKIP
+    >>> rec.append(row_of(1, 1, "measure", "t", measurement))  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.meta_path = metadata_path(self.path)
+        self.existing = frame([])
+        self.metadata: dict[str, Any] = {}
+        if resume:
+            self._open_existing()
+        else:
+            self._create()
+
+    def _create(self) -> None:
+        if self.path.exists():
+            raise ValueError(
+                f"record {os.fspath(self.path)} already exists; resume it or choose another path"
+            )
+        if self.path.parent and not self.path.parent.is_dir():
+            raise ValueError(f"folder {os.fspath(self.path.parent)} does not exist")
+        try:
+            self._file: IO[str] = open(self.path, "x", newline="", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise ValueError(f"cannot create {os.fspath(self.path)}: {exc.strerror}") from None
+        self._writer = csv.writer(self._file, lineterminator="\n")
+        self._writer.writerow(COLUMNS)
+        self._file.flush()
+
+    def _open_existing(self) -> None:
+        if not self.path.exists():
+            raise ValueError(f"cannot resume: record {os.fspath(self.path)} does not exist")
+        self.existing = read_record(self.path)
+        if self.meta_path.exists():
+            try:
+                self.metadata = json.loads(self.meta_path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise ValueError(f"cannot read {os.fspath(self.meta_path)}: {exc}") from None
+        # Drop a last line cut short by a crash before appending after it.
+        raw = self.path.read_bytes()
+        keep = raw.rfind(b"\n") + 1
+        if keep < len(raw):
+            with open(self.path, "r+b") as f:
+                f.truncate(keep)
+        self._file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        self._writer = csv.writer(self._file, lineterminator="\n")
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """Write one row and flush it to the operating system."""
+        self._writer.writerow([_cell(row[c]) for c in COLUMNS])
+        self._file.flush()
+
+    def write_metadata(self, metadata: Mapping[str, Any]) -> None:
+        """Replace the metadata file atomically (write a temporary file, rename)."""
+        self.metadata = dict(metadata)
+        tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
+        tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, self.meta_path)
+
+    def close(self) -> None:
+        """Close the CSV file."""
+        if not self._file.closed:
+            self._file.close()
+
+
+def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The metadata of the record at ``path`` (empty when there is none).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import read_metadata
+    >>> read_metadata("run.csv")["rule"]  # doctest: +SKIP
+    {'name': 'SuperFlow', ...}
+    """
+    meta = metadata_path(path)
+    if not meta.exists():
+        return {}
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read {os.fspath(meta)}: {exc}") from None
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,471 @@
+"""Did it change? Bootstrap CI of the relative change between two versions, and
+ElastiBench's agreement between two experiments' verdicts.
+
+ElastiBench (Schirmer et al., 001_*, Sections II and VI-A) decides that a
+benchmark changed when the 99% bootstrap confidence interval of the relative
+difference of the medians of the two versions excludes 0; measuring both
+versions in the same function instance, pair by pair ("duet"
+benchmarking), cancels most of the platform's noise.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ._kernels.change import MEAN, QUANTILE, paired_changes, unpaired_changes
+from ._rng import stream_key
+from ._validation import FloatArray, as_sample, check_fraction, check_int, check_level
+
+__all__ = ["ChangeAgreement", "RelativeChange", "change_agreement", "relative_change"]
+
+IntArray = np.ndarray
+
+
+def _direction(low: float, high: float) -> str:
+    if low > 0:
+        return "slower"
+    if high < 0:
+        return "faster"
+    return "none"
+
+
+@dataclass(frozen=True)
+class RelativeChange:
+    """Relative change ``stat(candidate) / stat(baseline) - 1`` with a bootstrap CI.
+
+    Parameters
+    ----------
+    estimate : float
+        The relative change of the samples themselves (0.05 = 5% larger).
+    low, high : float
+        Percentile-bootstrap confidence bounds.
+    level : float
+        Confidence level.
+    statistic : str
+        ``"median"``, ``"mean"`` or ``"q=<quantile>"``.
+    paired : bool
+        Whether pairs were resampled jointly.
+    grouped : bool
+        Whether resampling was two-level (groups, then measurements).
+    n_baseline, n_candidate : int
+        Sample sizes.
+    n_resamples : int
+        Bootstrap resamples.
+
+    Examples
+    --------
+    >>> from perfstats import RelativeChange
+    >>> rc = RelativeChange(0.041, 0.012, 0.070, 0.99, "median", False, False, 100, 100, 10000)
+    >>> rc.changed, rc.direction
+    (True, 'slower')
+    >>> rc
+    RelativeChange(+4.10% [+1.20%, +7.00%] at 99%: slower; median, unpaired, n=100/100, B=10000)
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    statistic: str
+    paired: bool
+    grouped: bool
+    n_baseline: int
+    n_candidate: int
+    n_resamples: int
+
+    @property
+    def changed(self) -> bool:
+        """True when the interval excludes 0."""
+        return bool(self.low > 0 or self.high < 0)
+
+    @property
+    def direction(self) -> str:
+        """``"slower"`` (CI above 0), ``"faster"`` (below 0) or ``"none"``.
+
+        Read for latency-like metrics, where larger is slower.
+        """
+        return _direction(self.low, self.high)
+
+    def contains(self, value: float) -> bool:
+        """True when ``low <= value <= high``."""
+        return bool(self.low <= value <= self.high)
+
+    def __repr__(self) -> str:
+        how = "paired" if self.paired else "unpaired"
+        if self.grouped:
+            how += ", grouped"
+        return (
+            f"RelativeChange({self.estimate:+.2%} [{self.low:+.2%}, {self.high:+.2%}] "
+            f"at {self.level * 100:g}%: {self.direction}; {self.statistic}, {how}, "
+            f"n={self.n_baseline}/{self.n_candidate}, B={self.n_resamples})"
+        )
+
+
+def _statistic(statistic: Any) -> tuple[int, float, str]:
+    """(kernel kind, quantile, label) for ``"median"``, ``"mean"`` or a float quantile."""
+    if isinstance(statistic, str):
+        if statistic == "median":
+            return QUANTILE, 0.5, "median"
+        if statistic == "mean":
+            return MEAN, math.nan, "mean"
+        raise ValueError(
+            f"statistic must be 'median', 'mean' or a quantile in [0, 1]; got {statistic!r}"
+        )
+    if not isinstance(statistic, numbers.Real) or isinstance(statistic, bool):
+        raise ValueError(
+            f"statistic must be 'median', 'mean' or a quantile in [0, 1]; got {statistic!r}"
+        )
+    q = check_fraction(statistic, "statistic")
+    return QUANTILE, q, f"q={q:g}"
+
+
+def _point(x: FloatArray, kind: int, q: float) -> float:
+    return float(np.mean(x)) if kind == MEAN else float(np.quantile(x, q))
+
+
+def _grouping(labels: Any, n: int, name: str) -> tuple[IntArray, IntArray]:
+    """``members`` (indices, group after group) and ``starts`` for group labels."""
+    if isinstance(labels, (str, bytes)):
+        raise ValueError(f"{name} must be a 1-D sequence of labels, got the string {labels!r}")
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if arr.size != n:
+        raise ValueError(f"{name} must have one label per measurement ({n}), got {arr.size}")
+    _, inverse = np.unique(arr, return_inverse=True)
+    members = np.argsort(inverse, kind="stable").astype(np.int64)
+    sizes = np.bincount(inverse)
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    return members, starts
+
+
+def _identity(n: int) -> IntArray:
+    return np.arange(n, dtype=np.int64)
+
+
+def _inverse(order: IntArray) -> IntArray:
+    """Rank of each observation, given the permutation that sorts them."""
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    return rank
+
+
+def _one_group(n: int) -> tuple[IntArray, IntArray]:
+    return np.arange(n, dtype=np.int64), np.array([0, n], dtype=np.int64)
+
+
+def relative_change(
+    baseline: Any,
+    candidate: Any,
+    *,
+    statistic: str | float = "median",
+    level: float = 0.99,
+    paired: bool = False,
+    groups: Any = None,
+    n_resamples: int = 10000,
+    rng: Any = None,
+) -> RelativeChange:
+    """Bootstrap CI of the relative change of a statistic from baseline to candidate.
+
+    The change is ``stat(candidate) / stat(baseline) - 1``; its confidence
+    interval is the percentile interval of that ratio over ``n_resamples``
+    bootstrap resamples. ``changed`` means the interval excludes 0, as in
+    ElastiBench (Schirmer et al., 001_*), whose defaults these are (99%,
+    median). For latency-like metrics, a positive change is ``"slower"``.
+
+    * Unpaired: baseline and candidate are resampled independently.
+    * ``paired=True`` (ElastiBench's duet benchmarking): ``baseline[i]`` and
+      ``candidate[i]`` were measured together (same instance, back to
+      back), and pairs are resampled jointly, keeping what they share.
+    * ``groups``: labels of the instance or call each measurement came from.
+      Resampling is then two-level: groups with replacement, then
+      measurements within each drawn group (Davison & Hinkley 1997, 3.8),
+      so that the interval reflects the variation between instances and
+      not only within them. For paired data give one label per pair; for
+      unpaired data a tuple ``(baseline_groups, candidate_groups)``.
+
+    A resample is drawn as counts and its quantile read off the sorted
+    sample in one pass (numba, parallel over resamples, one random stream
+    per resample: the same ``rng`` gives the same result whatever the number
+    of threads).
+
+    Parameters
+    ----------
+    baseline : array_like
+        Measurements of the old version; all must be positive.
+    candidate : array_like
+        Measurements of the new version.
+    statistic : {"median", "mean"} or float, default "median"
+        The statistic compared; a float is a quantile in [0, 1] (NumPy's
+        linear interpolation).
+    level : float, default 0.99
+        Confidence level.
+    paired : bool, default False
+        Resample pairs jointly; the samples must have equal length.
+    groups : array_like or tuple of two array_like, optional
+        Group labels for two-level resampling (see above).
+    n_resamples : int, default 10000
+        Bootstrap resamples.
+    rng : None, int or numpy.random.Generator
+        Seed for the resampling.
+
+    Returns
+    -------
+    RelativeChange
+
+    Raises
+    ------
+    ValueError
+        On non-finite or empty samples, a non-positive baseline value, a bad
+        statistic, level or resample count, paired samples of unequal length,
+        or groups of the wrong shape or length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import relative_change
+    >>> rng = np.random.default_rng(7)
+    >>> old = rng.lognormal(3.0, 0.1, size=200)
+    >>> new = rng.lognormal(3.0, 0.1, size=200) * 1.10
+    >>> rc = relative_change(old, new, rng=1)
+    >>> rc.changed, rc.direction, rc.contains(0.10)
+    (True, 'slower', True)
+    >>> relative_change(old, old, paired=True, rng=1).high
+    0.0
+    """
+    xb = as_sample(baseline, "baseline")
+    xc = as_sample(candidate, "candidate")
+    if not bool(np.all(xb > 0)):
+        i = int(np.flatnonzero(xb <= 0)[0])
+        raise ValueError(
+            f"baseline must be positive for a relative change; baseline[{i}] is {xb[i]!r}"
+        )
+    kind, q, label = _statistic(statistic)
+    lvl = check_level(level)
+    b = check_int(n_resamples, "n_resamples", minimum=1)
+    if not isinstance(paired, (bool, np.bool_)):
+        raise ValueError(f"paired must be True or False, got {paired!r}")
+    if paired and xb.size != xc.size:
+        raise ValueError(
+            f"paired=True needs baseline and candidate of equal length, "
+            f"got {xb.size} and {xc.size}"
+        )
+    key = stream_key(rng)
+    # Observations are relabelled so that counts are indexed in sorted order
+    # of the baseline (and, unpaired, of the candidate): the kernels' passes
+    # over the counts then read memory in sequence.
+    if paired:
+        members, starts = (
+            _one_group(xb.size) if groups is None else _grouping(groups, xb.size, "groups")
+        )
+        ob = np.argsort(xb, kind="stable")
+        rank = _inverse(ob)
+        sb, sc = xb[ob], xc[ob]
+        oc = np.argsort(sc, kind="stable").astype(np.int64)
+        dist = paired_changes(
+            sb, _identity(xb.size), sc, oc, rank[members], starts, kind, q, b, key
+        )
+    else:
+        if groups is None:
+            mb, gb = _one_group(xb.size)
+            mc, gc = _one_group(xc.size)
+        else:
+            if not (isinstance(groups, tuple) and len(groups) == 2):
+                raise ValueError(
+                    "groups for unpaired samples must be a tuple "
+                    "(baseline_groups, candidate_groups); "
+                    f"got {type(groups).__name__}"
+                )
+            mb, gb = _grouping(groups[0], xb.size, "groups[0]")
+            mc, gc = _grouping(groups[1], xc.size, "groups[1]")
+        ob = np.argsort(xb, kind="stable")
+        oc = np.argsort(xc, kind="stable")
+        dist = unpaired_changes(
+            xb[ob], _identity(xb.size), _inverse(ob)[mb], gb,
+            xc[oc], _identity(xc.size), _inverse(oc)[mc], gc,
+            kind, q, b, key,
+        )  # fmt: skip
+    alpha = (1.0 - lvl) / 2.0
+    low, high = np.quantile(dist, [alpha, 1.0 - alpha])
+    estimate = _point(xc, kind, q) / _point(xb, kind, q) - 1.0
+    return RelativeChange(
+        estimate=estimate,
+        low=float(low),
+        high=float(high),
+        level=lvl,
+        statistic=label,
+        paired=bool(paired),
+        grouped=groups is not None,
+        n_baseline=xb.size,
+        n_candidate=xc.size,
+        n_resamples=b,
+    )
+
+
+class ChangeLike(Protocol):
+    """Anything with a change estimate and its confidence bounds."""
+
+    @property
+    def estimate(self) -> float: ...
+
+    @property
+    def low(self) -> float: ...
+
+    @property
+    def high(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class ChangeAgreement:
+    """How well two experiments' change results agree (ElastiBench, 001_*, VI-A).
+
+    Parameters
+    ----------
+    n : int
+        Benchmarks present in both experiments.
+    agree : float
+        Fraction of them where both find no change, or both a change in
+        the same direction.
+    one_sided : float
+        Fraction where the first experiment's estimate lies inside the
+        second's CI.
+    one_sided_reverse : float
+        Fraction where the second's estimate lies inside the first's CI.
+    two_sided : float
+        Fraction where both estimates lie inside the other's CI.
+    agreed : tuple of bool
+        Per benchmark, in order (sorted names for mappings).
+    names : tuple of str
+        The benchmarks compared (positions as strings for sequences).
+
+    Examples
+    --------
+    >>> from perfstats import ChangeAgreement
+    >>> ChangeAgreement(4, 0.75, 0.5, 0.75, 0.5, (True, True, True, False),
+    ...                 ("a", "b", "c", "d"))
+    ChangeAgreement(n=4, agree=75.00%, one_sided=50.00%, one_sided_reverse=75.00%, two_sided=50.00%)
+    """
+
+    n: int
+    agree: float
+    one_sided: float
+    one_sided_reverse: float
+    two_sided: float
+    agreed: tuple[bool, ...]
+    names: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return (
+            f"ChangeAgreement(n={self.n}, agree={self.agree:.2%}, "
+            f"one_sided={self.one_sided:.2%}, one_sided_reverse={self.one_sided_reverse:.2%}, "
+            f"two_sided={self.two_sided:.2%})"
+        )
+
+
+def _check_change(value: Any, name: str) -> tuple[float, float, float]:
+    try:
+        est, low, high = float(value.estimate), float(value.low), float(value.high)
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError(
+            f"{name} must have numeric estimate, low and high (a RelativeChange), "
+            f"got {type(value).__name__}"
+        ) from None
+    if math.isnan(est) or math.isnan(low) or math.isnan(high) or low > high:
+        raise ValueError(f"{name} has an invalid interval: {est!r} [{low!r}, {high!r}]")
+    return est, low, high
+
+
+def change_agreement(
+    first: Mapping[str, ChangeLike] | Sequence[ChangeLike],
+    second: Mapping[str, ChangeLike] | Sequence[ChangeLike],
+) -> ChangeAgreement:
+    """ElastiBench's agreement and coverage between two experiments, over many benchmarks.
+
+    Definitions from Schirmer et al. (ElastiBench, 001_*, Section VI-A):
+
+    * two results **agree** if both find a performance change in the same
+      direction, or both find no change (both CIs contain 0);
+    * **one-sided coverage**: the share of benchmarks for which the estimate
+      of the first experiment lies inside the CI of the other (reported both
+      ways: ``one_sided`` and ``one_sided_reverse``);
+    * **two-sided coverage**: the share for which each estimate lies inside
+      the other's CI.
+
+    All three shares are over every benchmark present in both experiments,
+    which is how the paper's figures add up: its baseline experiment shares
+    92 benchmarks with the original data set, and 95.65% = 88/92,
+    86.96% = 80/92, 52.17% = 48/92 and 50% = 46/92. "Inside" includes the
+    bounds.
+
+    Parameters
+    ----------
+    first, second : mapping of name to result, or sequence of results
+        Change results (anything with ``estimate``, ``low`` and ``high``,
+        e.g. :class:`RelativeChange`). For mappings, benchmarks present in
+        only one experiment are left out (as in the paper); sequences must
+        be aligned and of equal length.
+
+    Returns
+    -------
+    ChangeAgreement
+
+    Raises
+    ------
+    ValueError
+        If sequences differ in length, nothing is shared, or a result has
+        no valid interval.
+
+    Examples
+    --------
+    >>> from perfstats import RelativeChange, change_agreement
+    >>> def rc(est, low, high):
+    ...     return RelativeChange(est, low, high, 0.99, "median", True, False, 45, 45, 10000)
+    >>> one = {"add": rc(0.05, 0.02, 0.08), "get": rc(0.00, -0.01, 0.01)}
+    >>> two = {"add": rc(0.07, 0.04, 0.10), "get": rc(-0.03, -0.05, -0.01)}
+    >>> res = change_agreement(one, two)
+    >>> res.agree, res.one_sided, res.one_sided_reverse, res.two_sided
+    (0.5, 0.5, 0.0, 0.0)
+    """
+    if isinstance(first, Mapping) != isinstance(second, Mapping):
+        raise ValueError("first and second must both be mappings or both be sequences")
+    if isinstance(first, Mapping) and isinstance(second, Mapping):
+        names = tuple(sorted(set(first) & set(second), key=str))
+        pairs = [(first[k], second[k]) for k in names]
+    else:
+        if isinstance(first, (str, bytes)) or isinstance(second, (str, bytes)):
+            raise ValueError("first and second must be sequences of change results")
+        if len(first) != len(second):
+            raise ValueError(
+                f"first and second must be aligned: got {len(first)} and {len(second)} results"
+            )
+        names = tuple(str(i) for i in range(len(first)))
+        pairs = list(zip(first, second))
+    if not pairs:
+        raise ValueError("first and second share no benchmark")
+    agreed: list[bool] = []
+    one = rev = both = 0
+    for i, (x, y) in enumerate(pairs):
+        ex, lx, hx = _check_change(x, f"first[{names[i]!r}]")
+        ey, ly, hy = _check_change(y, f"second[{names[i]!r}]")
+        agreed.append(_direction(lx, hx) == _direction(ly, hy))
+        in_second = ly <= ex <= hy
+        in_first = lx <= ey <= hx
+        one += in_second
+        rev += in_first
+        both += in_second and in_first
+    n = len(pairs)
+    return ChangeAgreement(
+        n=n,
+        agree=sum(agreed) / n,
+        one_sided=one / n,
+        one_sided_reverse=rev / n,
+        two_sided=both / n,
+        agreed=tuple(agreed),
+        names=names,
+    )

@@ -1,0 +1,266 @@
+"""Replay a stopping rule over recorded traces: where would it have stopped?
+
+A *test* is a trace and a start offset ``s``. The rule sees the runs
+``x[s : s + n]`` for ``n`` on its interval grid (every ``rule.interval``
+runs, from the first multiple at or above ``rule.min_n``), exactly as a
+harness with :class:`perfstats.Monitor` would, and the first ``n`` at which
+it says stop is the test's stop point. A rule that never stops within the
+runs available (``max_n``, or the end of the trace) is charged all of them
+and marked as not stopped: SuperFlow's protocol (000_*, Section 3.3) and
+Metior's (metior-ase2021-fulltext.txt, Section IV-A) both do so.
+
+Tests are independent, so traces are spread over worker processes; each
+worker runs numba single-threaded, because two processes already fill two
+cores and nested threads would only contend.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_sample, check_int
+from .rules.base import Rule
+
+COLUMNS = ["trace", "start", "stop_n", "stopped", "checks", "reason"]
+
+RuleSpec = Union[Rule, Mapping[str, Rule]]
+StartSpec = Union[int, Sequence[int], Mapping[str, Sequence[int]]]
+LimitSpec = Union[None, int, Mapping[str, int]]
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything one worker needs to replay one trace."""
+
+    name: str
+    rule: Rule
+    data: np.ndarray
+    starts: tuple[int, ...]
+    max_n: int | None
+
+
+def replay(
+    rule: RuleSpec,
+    traces: Mapping[str, Any] | Sequence[Any],
+    *,
+    starts: StartSpec = 0,
+    max_n: LimitSpec = None,
+    workers: int | None = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Replay ``rule`` over every test (trace, start) and return the stop points.
+
+    Parameters
+    ----------
+    rule : Rule or mapping of str to Rule
+        The stopping rule, or one per trace name (e.g. when the run interval
+        depends on the trace, as in Metior's evaluation).
+    traces : mapping of str to array_like, or sequence of array_like
+        Recorded measurements in collection order; a sequence is named
+        ``"0"``, ``"1"``, ...
+    starts : int, sequence of int, or mapping of str to sequence of int
+        Start offsets of the tests: one for every trace, several for every
+        trace, or several per trace name. Default: one test from run 0.
+    max_n : int or mapping of str to int, optional
+        Most runs a test may use (default: up to the end of the trace).
+    workers : int, optional
+        Worker processes (default: the number of CPUs). ``1`` replays in this
+        process, which is also what happens for a single trace.
+    progress : bool, default True
+        Show a tqdm progress bar counting tests.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test, in the order of ``traces`` then ``starts``:
+        ``trace`` (str), ``start``, ``stop_n`` (runs used), ``stopped``
+        (False when the rule ran out of runs), ``checks`` (judgements made)
+        and ``reason`` (the stopping decision's reason, or why it ran out).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.replay import replay
+    >>> from perfstats.rules import CIWidth
+    >>> rng = np.random.default_rng(0)
+    >>> traces = {"a": rng.normal(100, 1, 200), "b": rng.normal(100, 30, 200)}
+    >>> rule = CIWidth(threshold=0.01, interval=5, min_n=10)
+    >>> replay(rule, traces, workers=1, progress=False)[["trace", "stop_n", "stopped"]]
+      trace  stop_n  stopped
+    0     a      10     True
+    1     b     200    False
+    """
+    jobs = _jobs(rule, traces, starts, max_n)
+    n_workers = (os.cpu_count() or 1) if workers is None else check_int(workers, "workers")
+    total = sum(len(job.starts) for job in jobs)
+    bar = _progress_bar(total, progress)
+    rows: list[tuple[Any, ...]] = []
+    try:
+        if n_workers == 1 or len(jobs) <= 1:
+            for job in jobs:
+                result = _run_job(job)
+                rows.extend(result)
+                bar.update(len(result))
+        else:
+            rows = _run_parallel(jobs, min(n_workers, len(jobs)), bar)
+    finally:
+        bar.close()
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    return frame.astype({"start": "int64", "stop_n": "int64", "stopped": "bool", "checks": "int64"})
+
+
+def judgement_grid(rule: Rule, available: int) -> range:
+    """Sizes at which ``rule`` is consulted when ``available`` runs exist.
+
+    Examples
+    --------
+    >>> from perfstats.replay import judgement_grid
+    >>> from perfstats.rules import Fixed
+    >>> list(judgement_grid(Fixed(n=4), 10))
+    [4, 8]
+    """
+    step = rule.interval
+    first = -(-rule.min_n // step) * step
+    return range(first, available + 1, step)
+
+
+def replay_test(rule: Rule, data: np.ndarray, *, start: int = 0, max_n: int | None = None) -> tuple[int, bool, int, str]:
+    """Replay one test: ``(stop_n, stopped, checks, reason)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.replay import replay_test
+    >>> from perfstats.rules import Fixed
+    >>> replay_test(Fixed(n=4), np.arange(1.0, 11.0), start=3)
+    (4, True, 1, '4 of 4 runs done')
+    """
+    available = int(data.size) - start
+    if max_n is not None:
+        available = min(available, max_n)
+    last = "no judgement possible"
+    checks = 0
+    for n in judgement_grid(rule, available):
+        decision = rule.check(data[start : start + n])
+        checks += 1
+        if decision.stop:
+            return n, True, checks, decision.reason
+        last = decision.reason
+    return available, False, checks, f"ran out after {available} runs ({last})"
+
+
+def _run_job(job: _Job) -> list[tuple[Any, ...]]:
+    return [
+        (job.name, s, *replay_test(job.rule, job.data, start=s, max_n=job.max_n))
+        for s in job.starts
+    ]
+
+
+def _init_worker() -> None:
+    import numba
+
+    numba.set_num_threads(1)
+
+
+def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any, ...]]:
+    # Longest traces first, so that no worker is left with one long job at
+    # the end; results are put back in input order afterwards.
+    order = sorted(range(len(jobs)), key=lambda i: -_work(jobs[i]))
+    results: dict[int, list[tuple[Any, ...]]] = {}
+    with ProcessPoolExecutor(
+        max_workers=n_workers, mp_context=get_context("spawn"), initializer=_init_worker
+    ) as pool:
+        futures: dict[Future[list[tuple[Any, ...]]], int] = {
+            pool.submit(_run_job, jobs[i]): i for i in order
+        }
+        for future in as_completed(futures):
+            i = futures[future]
+            results[i] = future.result()
+            bar.update(len(results[i]))
+    return [row for i in range(len(jobs)) for row in results[i]]
+
+
+def _work(job: _Job) -> int:
+    return len(job.starts) * (job.max_n or int(job.data.size))
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit="test", desc="replay")
+
+
+def _jobs(
+    rule: RuleSpec,
+    traces: Mapping[str, Any] | Sequence[Any],
+    starts: StartSpec,
+    max_n: LimitSpec,
+) -> list[_Job]:
+    named = _named(traces)
+    jobs = []
+    for name, raw in named:
+        data = as_sample(raw, f"traces[{name!r}]")
+        jobs.append(
+            _Job(
+                name=name,
+                rule=_pick(rule, name, "rule"),
+                data=data,
+                starts=_starts_for(starts, name, int(data.size)),
+                max_n=_limit_for(max_n, name),
+            )
+        )
+    for job in jobs:
+        if not isinstance(job.rule, Rule):
+            raise ValueError(
+                f"rule must be a perfstats.rules.Rule or a mapping of trace names to rules; "
+                f"got {type(job.rule).__name__} for trace {job.name!r}"
+            )
+    return jobs
+
+
+def _named(traces: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
+    if isinstance(traces, Mapping):
+        items = [(str(k), v) for k, v in traces.items()]
+    elif isinstance(traces, (str, bytes)) or not isinstance(traces, Iterable):
+        raise ValueError(
+            f"traces must be a mapping of names to arrays or a sequence of arrays; "
+            f"got {type(traces).__name__}"
+        )
+    else:
+        items = [(str(i), v) for i, v in enumerate(traces)]
+    if not items:
+        raise ValueError("traces is empty; it needs at least one trace")
+    return items
+
+
+def _pick(spec: Any, name: str, what: str) -> Any:
+    if isinstance(spec, Mapping):
+        if name not in spec:
+            raise ValueError(f"{what} has no entry for trace {name!r}")
+        return spec[name]
+    return spec
+
+
+def _starts_for(spec: StartSpec, name: str, size: int) -> tuple[int, ...]:
+    chosen = _pick(spec, name, "starts")
+    if isinstance(chosen, (int, np.integer)) and not isinstance(chosen, bool):
+        values = [int(chosen)]
+    else:
+        values = [check_int(s, "starts", minimum=0) for s in chosen]
+    for s in values:
+        if not 0 <= s < size:
+            raise ValueError(f"starts must be in [0, {size}) for trace {name!r}; got {s}")
+    return tuple(values)
+
+
+def _limit_for(spec: LimitSpec, name: str) -> int | None:
+    chosen = _pick(spec, name, "max_n")
+    return None if chosen is None else check_int(chosen, "max_n", minimum=1)

@@ -1,0 +1,196 @@
+"""Metior: stop when more runs no longer move the statistic, by block bootstrap.
+
+He, Lin, Wang et al., "Performance Testing for Cloud Computing with
+Dependent Data Bootstrapping" (ASE 2021; metior-ase2021-fulltext.txt),
+Section III-B and Figure 6b. ``S`` holds the runs of the previous intervals
+and ``S'`` all runs. Both are block-bootstrapped (the Politis-White block
+length, so the dependence between consecutive runs survives resampling);
+for each pair of resamples the relative difference of the statistic,
+``delta* = (theta*(S) - theta*(S')) / theta*(S')``, is taken, and the test
+stops when the maximum possible change is below the allowed error ``e``
+with confidence ``cl``.
+
+Two forms of "maximum possible change" exist. The public reference code
+requires the ``cl`` quantile of ``|delta*|`` to be at most ``e``
+(``form="absolute"``, the default); the paper requires the central ``cl``
+interval ``(L, H)`` of ``delta*`` to satisfy ``-e < L`` and ``H < e``
+(``form="interval"``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._rng import RNGLike
+from .._validation import check_choice, check_int, check_level, check_positive
+from ..blocklength import MIN_SIZE, optimal_block_length
+from ..bootstrap import bootstrap_distribution
+from ..decision import Decision
+from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
+from ._statistic import Statistic, check_statistic
+from ._wording import pct, statistic_label
+from .base import Rule
+
+FORMS = ("absolute", "interval")
+BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
+
+
+class Metior(Rule):
+    """Stop when the block-bootstrapped change of the statistic is within ``error``.
+
+    Parameters
+    ----------
+    error : float, default 0.03
+        Maximum allowed relative change ``e``.
+    level : float, default 0.95
+        Confidence level ``cl``.
+    statistic : {"median", "mean"} or float, default "median"
+        The performance result; a float is a quantile in (0, 1) (``"p90"``
+        also works). SuperFlow evaluated Metior on the median, Metior's paper
+        on the mean and the 90th percentile.
+    interval : int, default 5
+        Runs per run interval (Metior: one day of runs); the first judgement
+        is at ``2 * interval``.
+    n_resamples : int, default 1000
+        Resample pairs.
+    min_block_length : int, default 1
+        Floor on the block length ``max(ceil(b*_circular(S)), min_block_length)``;
+        Metior's own evaluation floors it at six hours of runs. Sets too short
+        for Politis-White (fewer than 11 points) use this floor.
+    form : {"absolute", "interval"}, default "absolute"
+        ``"absolute"``: the ``level`` quantile of ``|delta*|`` is at most
+        ``error`` (the reference code); ``"interval"``: ``-error < L`` and
+        ``H < error`` for the central ``level`` interval ``(L, H)`` of
+        ``delta*`` (the paper).
+    block_kind : str, default "moving"
+        Block scheme of :func:`perfstats.bootstrap.bootstrap_distribution`;
+        ``"superflow"`` is the moving-block variant of SuperFlow's reference
+        code.
+    rng : None, int or numpy.random.Generator
+        Seeds the resamples. One base seed is drawn when the rule is built, so
+        ``check`` is a pure function of the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.rules import Metior
+    >>> x = np.random.default_rng(0).normal(100.0, 5.0, size=300)
+    >>> Metior(rng=0).check(x).stop
+    True
+    >>> Metior(error=0.001, rng=0).check(x).reason
+    'median of the previous runs differs from all runs by up to 1.1% (95% quantile of |delta*|); needs at most 0.1%'
+    """
+
+    name = "Metior"
+
+    def __init__(
+        self,
+        *,
+        error: float = 0.03,
+        level: float = 0.95,
+        statistic: Statistic = "median",
+        interval: int = 5,
+        n_resamples: int = 1000,
+        min_block_length: int = 1,
+        form: str = "absolute",
+        block_kind: str = "moving",
+        rng: RNGLike = None,
+    ) -> None:
+        self.error = check_positive(error, "error")
+        self.level = check_level(level)
+        self.statistic = check_statistic(statistic)
+        self._interval = check_int(interval, "interval", minimum=1)
+        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
+        self.min_block_length = check_int(min_block_length, "min_block_length", minimum=1)
+        self.form = check_choice(form, "form", FORMS)
+        self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
+        self.seed = base_seed(rng)
+
+    @property
+    def interval(self) -> int:
+        return self._interval
+
+    @property
+    def min_n(self) -> int:
+        return 2 * self._interval
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "error": self.error,
+            "level": self.level,
+            "statistic": self.statistic,
+            "interval": self._interval,
+            "n_resamples": self.n_resamples,
+            "min_block_length": self.min_block_length,
+            "form": self.form,
+            "block_kind": self.block_kind,
+            "rng": self.seed,
+        }
+
+    def block_length(self, previous: np.ndarray) -> int:
+        """The block length used for both sets, from the previous runs."""
+        b = self.min_block_length
+        if previous.size >= MIN_SIZE:
+            b = max(optimal_block_length(previous).block("circular"), b)
+        # The reference scheme needs room for one whole block after the
+        # n - b possible starts.
+        cap = previous.size // 2 if self.block_kind == "superflow" else previous.size
+        return max(1, min(b, int(cap)))
+
+    def _decide(self, data: np.ndarray) -> Decision:
+        n = int(data.size)
+        previous = data[: n - self._interval]
+        b = self.block_length(previous)
+        theta_pre = bootstrap_distribution(
+            previous,
+            self.statistic,
+            n_resamples=self.n_resamples,
+            block_length=b,
+            block_kind=self.block_kind,
+            rng=judgement_seed(self.seed, int(previous.size), PREVIOUS),
+        )
+        theta_cur = bootstrap_distribution(
+            data,
+            self.statistic,
+            n_resamples=self.n_resamples,
+            block_length=b,
+            block_kind=self.block_kind,
+            rng=judgement_seed(self.seed, n, CURRENT),
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = (theta_pre - theta_cur) / theta_cur
+        label = statistic_label(self.statistic)
+        details: dict[str, Any] = {"block_length": b, "error": self.error, "form": self.form}
+        if not np.all(np.isfinite(delta)):
+            # A resampled statistic of zero leaves the relative change undefined.
+            details["change"] = math.inf
+            return Decision(
+                stop=False,
+                n=n,
+                rule=self.name,
+                reason=f"a resampled {label} is zero, so its relative change is undefined",
+                details=details,
+            )
+        if self.form == "absolute":
+            change = float(np.quantile(np.abs(delta), self.level))
+            details["change"] = change
+            stop = change <= self.error
+            verdict = "at most" if stop else "needs at most"
+            reason = (
+                f"{label} of the previous runs differs from all runs by up to {pct(change)} "
+                f"({self.level:.0%} quantile of |delta*|); {verdict} {pct(self.error)}"
+            )
+        else:
+            alpha = 1.0 - self.level
+            low, high = (float(v) for v in np.quantile(delta, [alpha / 2, 1.0 - alpha / 2]))
+            details.update({"low": low, "high": high, "change": max(-low, high)})
+            stop = -self.error < low and high < self.error
+            verdict = "within" if stop else "needs within"
+            reason = (
+                f"{self.level:.0%} CI of the {label}'s relative change is "
+                f"[{pct(low)}, {pct(high)}]; {verdict} ±{pct(self.error)}"
+            )
+        return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)

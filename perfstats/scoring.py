@@ -1,0 +1,278 @@
+"""Score stop points against ground truth with the papers' metrics.
+
+* **Accuracy** (PT4Cloud; SuperFlow's evaluation, 000_* Section 3.3): the
+  similarity probability :func:`perfstats.similarity.kl_similarity` between
+  the runs a test used and the ground truth; 1 means the same distribution.
+* **Credibility** at a percentile (SuperFlow, after Le Boudec): the test's
+  percentile lies strictly inside the ground truth's 95% confidence interval
+  of that percentile, computed with SuperFlow 1's order-statistic ranks.
+* **Relative error** of a point statistic (Metior, Equation 1):
+  ``|result - truth| / |truth|``; a test is accurate when it is below the
+  allowed error.
+* **Cost**: runs used per test.
+
+:func:`score_distribution` and :func:`score_estimate` apply these to the
+frame :func:`perfstats.replay.replay` returns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import as_sample, check_level, check_positive, check_quantiles
+from .intervals import percentile_ci
+from .rules._statistic import Statistic, check_statistic, point_estimate
+from .similarity import kl_similarity
+
+
+def accuracy(result: Any, truth: Any, *, grid: int = 1000) -> float:
+    """PT4Cloud accuracy: similarity probability of ``result`` to ``truth``.
+
+    Parameters
+    ----------
+    result : array_like
+        The runs a test used.
+    truth : array_like
+        Ground-truth runs (SuperFlow: all 1,000 runs of the function).
+    grid : int, default 1000
+        Grid points of the KDE comparison.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.scoring import accuracy
+    >>> x = np.random.default_rng(0).lognormal(size=1000)
+    >>> accuracy(x[:500], x) > 0.9
+    True
+    """
+    return kl_similarity(result, truth, grid=grid)
+
+
+def credible(result: Any, truth: Any, q: Any, *, level: float = 0.95) -> bool | tuple[bool, ...]:
+    """Is the percentile of ``result`` strictly inside the truth's CI of it?
+
+    The interval is the order-statistic interval with the normal
+    approximation of the ranks (``method="order-normal"``), as SuperFlow's
+    evaluation computes it; a percentile on a bound does not count.
+
+    Parameters
+    ----------
+    result : array_like
+        The runs a test used.
+    truth : array_like
+        Ground-truth runs.
+    q : float or sequence of float
+        Percentile(s) as fractions, e.g. ``[0.25, 0.5, 0.75, 0.9]``.
+    level : float, default 0.95
+        Confidence level of the truth's interval.
+
+    Returns
+    -------
+    bool or tuple of bool
+        One verdict per quantile (a bool for a scalar ``q``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.scoring import credible
+    >>> x = np.random.default_rng(0).normal(100.0, 10.0, size=1000)
+    >>> credible(x[:800], x, [0.5, 0.9])
+    (True, True)
+    >>> credible(x[:800] + 5.0, x, 0.5)
+    False
+    """
+    x = as_sample(result, "result")
+    qs, scalar = check_quantiles(q, "q")
+    intervals = percentile_ci(truth, qs, level=check_level(level), method="order-normal")
+    estimates = np.quantile(x, qs)
+    verdicts = tuple(
+        bool(iv.low < float(e) < iv.high) for iv, e in zip(intervals, estimates, strict=True)
+    )
+    return verdicts[0] if scalar else verdicts
+
+
+def relative_error(result: Any, truth: Any, *, statistic: Statistic = "mean") -> float:
+    """``|stat(result) - stat(truth)| / |stat(truth)|`` (Metior, Equation 1).
+
+    Parameters
+    ----------
+    result, truth : array_like
+        The runs a test used, and the ground-truth runs.
+    statistic : {"mean", "median"} or float, default "mean"
+        A float is a quantile in (0, 1); ``"p90"`` also works.
+
+    Returns
+    -------
+    float
+        ``inf`` when the truth's statistic is 0 and the result's is not.
+
+    Examples
+    --------
+    >>> from perfstats.scoring import relative_error
+    >>> relative_error([99.0, 101.0, 103.0], [100.0, 100.0], statistic="mean")
+    0.01
+    """
+    stat = check_statistic(statistic)
+    got = point_estimate(as_sample(result, "result"), stat)
+    want = point_estimate(as_sample(truth, "truth"), stat)
+    if want == 0.0:
+        return 0.0 if got == 0.0 else math.inf
+    return abs(got - want) / abs(want)
+
+
+def cost(stops: pd.DataFrame) -> float:
+    """Mean runs per test (the ``stop_n`` column of a replay).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from perfstats.scoring import cost
+    >>> cost(pd.DataFrame({"stop_n": [10, 20, 60]}))
+    30.0
+    """
+    if "stop_n" not in stops.columns or len(stops) == 0:
+        raise ValueError("stops must be a non-empty replay frame with a 'stop_n' column")
+    return float(stops["stop_n"].mean())
+
+
+def score_distribution(
+    stops: pd.DataFrame,
+    traces: Mapping[str, Any],
+    *,
+    truths: Mapping[str, Any] | None = None,
+    quantiles: Sequence[float] = (0.25, 0.5, 0.75, 0.9),
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Add accuracy and credibility columns to a replay frame (SuperFlow's metrics).
+
+    Each test's runs are ``traces[trace][start : start + stop_n]``.
+
+    Parameters
+    ----------
+    stops : pandas.DataFrame
+        The frame of :func:`perfstats.replay.replay`.
+    traces : mapping of str to array_like
+        The traces that were replayed.
+    truths : mapping of str to array_like, optional
+        Ground truth per trace (default: the whole trace, as in SuperFlow).
+    quantiles : sequence of float, default (0.25, 0.5, 0.75, 0.9)
+        Percentiles whose credibility is scored.
+    level : float, default 0.95
+        Level of the truth's intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``stops`` with ``accuracy`` and one boolean column
+        ``credible_P25``, ``credible_P50``, ... per quantile.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from perfstats.scoring import score_distribution
+    >>> x = np.random.default_rng(0).normal(100.0, 10.0, size=1000)
+    >>> stops = pd.DataFrame({"trace": ["a"], "start": [0], "stop_n": [900]})
+    >>> scored = score_distribution(stops, {"a": x}, quantiles=[0.5])
+    >>> list(scored.columns[-2:]), bool(scored.loc[0, "credible_P50"])
+    (['accuracy', 'credible_P50'], True)
+    """
+    qs, _ = check_quantiles(quantiles, "quantiles")
+    lvl = check_level(level)
+    names = [f"credible_P{100.0 * q:g}" for q in qs]
+    acc: list[float] = []
+    cred: list[tuple[bool, ...]] = []
+    for trace, start, stop_n in _tests(stops):
+        x = as_sample(traces[trace], f"traces[{trace!r}]")
+        truth = x if truths is None else truths[trace]
+        used = x[start : start + stop_n]
+        acc.append(accuracy(used, truth))
+        verdicts = credible(used, truth, qs, level=lvl)
+        assert isinstance(verdicts, tuple)
+        cred.append(verdicts)
+    out = stops.copy()
+    out["accuracy"] = acc
+    for j, name in enumerate(names):
+        out[name] = [row[j] for row in cred]
+    return out
+
+
+def score_estimate(
+    stops: pd.DataFrame,
+    traces: Mapping[str, Any],
+    truths: Mapping[str, Any],
+    *,
+    statistic: Statistic = "mean",
+    error: float = 0.03,
+) -> pd.DataFrame:
+    """Add Metior's point-estimate columns to a replay frame.
+
+    Parameters
+    ----------
+    stops : pandas.DataFrame
+        The frame of :func:`perfstats.replay.replay`.
+    traces : mapping of str to array_like
+        The traces that were replayed.
+    truths : mapping of str to array_like
+        Ground-truth runs per trace (Metior: the last five weeks).
+    statistic : {"mean", "median"} or float, default "mean"
+        The performance result.
+    error : float, default 0.03
+        A test is accurate when its relative error is strictly below this.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``stops`` with ``result``, ``truth``, ``rel_error`` and
+        ``accurate``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from perfstats.scoring import score_estimate
+    >>> x = np.array([100.0, 102.0, 98.0, 150.0])
+    >>> stops = pd.DataFrame({"trace": ["a"], "start": [0], "stop_n": [3]})
+    >>> score_estimate(stops, {"a": x}, {"a": [101.0]})[["result", "accurate"]]
+       result  accurate
+    0   100.0      True
+    """
+    stat = check_statistic(statistic)
+    tol = check_positive(error, "error")
+    truth_cache: dict[str, float] = {}
+    results: list[float] = []
+    wanted: list[float] = []
+    for trace, start, stop_n in _tests(stops):
+        if trace not in truth_cache:
+            truth_cache[trace] = point_estimate(as_sample(truths[trace], "truth"), stat)
+        x = as_sample(traces[trace], f"traces[{trace!r}]")
+        results.append(point_estimate(x[start : start + stop_n], stat))
+        wanted.append(truth_cache[trace])
+    out = stops.copy()
+    got = np.asarray(results)
+    want = np.asarray(wanted)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.abs(got - want) / np.abs(want)
+    out["result"] = got
+    out["truth"] = want
+    out["rel_error"] = rel
+    out["accurate"] = rel < tol
+    return out
+
+
+def _tests(stops: pd.DataFrame) -> list[tuple[str, int, int]]:
+    missing = {"trace", "start", "stop_n"} - set(stops.columns)
+    if missing:
+        raise ValueError(f"stops lacks the column(s) {sorted(missing)} of a replay frame")
+    return [
+        (str(t), int(s), int(n))
+        for t, s, n in zip(stops["trace"], stops["start"], stops["stop_n"], strict=True)
+    ]

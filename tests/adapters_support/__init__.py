@@ -1,0 +1,1 @@
+"""Helpers for the adapter tests: real services started on loopback."""

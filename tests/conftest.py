@@ -1,0 +1,51 @@
+"""Shared test fixtures: where the real traces live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    """PERFSTATS_DATA, or ../shared/data beside the repository.
+
+    A missing folder is an error, never a skip: the real-data tests must run.
+    """
+    path = Path(os.environ.get("PERFSTATS_DATA", REPO.parent / "shared" / "data"))
+    if not (path / "scope").is_dir() or not (path / "pt4cloud").is_dir():
+        raise RuntimeError(
+            f"real traces not found at {path}; set PERFSTATS_DATA to the shared data folder"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def perfstats_data() -> Path:
+    return data_dir()
+
+
+@pytest.fixture(scope="session")
+def scope_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
+    """The 130 serverless traces, keyed ``"cold/Func1"`` ... ``"warm/Func65"``."""
+    out: dict[str, np.ndarray] = {}
+    for start in ("cold", "warm"):
+        frame = pd.read_csv(perfstats_data / "scope" / f"{start}.csv")
+        for name in frame.columns:
+            out[f"{start}/{name}"] = frame[name].to_numpy(dtype=np.float64)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
+    """The 33 eight-week cloud traces of the PT4Cloud/Metior data set."""
+    manifest = pd.read_csv(perfstats_data / "pt4cloud" / "manifest.csv")
+    return {
+        row.file: np.loadtxt(perfstats_data / "pt4cloud" / row.file)
+        for row in manifest.itertuples()
+    }

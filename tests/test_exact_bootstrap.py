@@ -1,0 +1,396 @@
+"""Exact-bootstrap interval: exhaustive enumeration, independent references, Monte Carlo.
+
+The kernel must return ``F^-1(a)`` and ``F^-1(1 - a)`` of the bootstrap
+distribution of ``np.quantile(resample, q)``. Evidence, from strongest:
+
+* n <= 12: every resample is enumerated (all ``n**n`` index tuples for
+  n <= 6, sorted tuples with multinomial weights above); probabilities are
+  exact integers, so a bound must equal the enumerated one to 1e-12.
+* n up to a few hundred: an O(n^2) table of every atom ``(i, j)`` with its
+  probability (SciPy binomial tails and the multinomial pair formula), no
+  windows, no bisection.
+* n from 20 to 2,000: a plain NumPy percentile bootstrap with 200,000
+  resamples agrees to 1% of the sample's interquartile range.
+
+Where an atom's cumulative probability equals ``p`` to rounding (possible
+for tiny ``n``: ``F`` takes values ``j / n**n``), the bound may be either
+neighbour; those cases are counted and must stay rare.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+from scipy import special, stats
+
+import perfstats
+from perfstats._kernels.exact import binom_pmf, binom_upper_tail, exact_bootstrap_bounds
+
+LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
+
+
+def numpy_lerp(a: np.ndarray, b: np.ndarray, g: float) -> np.ndarray:
+    """The statistic's value for index pairs, by ``np.quantile`` itself."""
+    return np.quantile(np.stack([a, b], axis=-1), g, axis=-1)
+
+
+def acceptable(values: np.ndarray, cum: np.ndarray, p: float, tol: float) -> set[float]:
+    """Atoms that can be ``F^-1(p)`` when ``F`` is known to within ``tol``.
+
+    ``values`` ascending and distinct, ``cum`` their cumulative
+    probabilities. Normally one atom; two or more when some ``cum`` lies
+    within ``tol`` of ``p``.
+    """
+    first = int(np.argmax(cum >= p - tol))
+    last = int(np.argmax(cum >= p + tol)) if cum[-1] >= p + tol else len(cum) - 1
+    return {float(v) for v in values[first : last + 1]}
+
+
+# --------------------------------------------------------------------------
+# Binomial probabilities against SciPy
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 20, 100, 1000, 9999, 100_000, 1_000_000])
+def test_binomial_tail_and_pmf_match_scipy(n: int) -> None:
+    # Dyadic p makes n*p, n*(1-p) exact, so both sides see the same p.
+    # SciPy's own error grows to ~1e-13 at n = 1e5; our continued fraction
+    # is ~1e-14 up to n = 1e4 and a few 1e-13 at 1e6 (checked with mpmath).
+    rtol = 1e-13 if n <= 10_000 else 2e-12
+    rng = np.random.default_rng(n)
+    for _ in range(300):
+        p = rng.integers(1, 4096) / 4096.0
+        sd = math.sqrt(n * p * (1.0 - p))
+        if rng.uniform() < 0.7:
+            r = int(np.clip(round(n * p + rng.normal() * 4.0 * sd + 0.5), 0, n))
+        else:
+            r = int(rng.integers(0, n + 1))
+        got = binom_upper_tail(r, n, n * p, n * (1.0 - p))
+        want = stats.binom.sf(r - 1, n, p)
+        # Below 1e-30 the log-space prefactor has ~1e-13 relative error
+        # per 100 nats; such tails never decide a bound.
+        if want > 1e-30:
+            assert got == pytest.approx(want, rel=rtol), (r, p)
+        else:
+            assert got == pytest.approx(want, rel=1e-10, abs=1e-300), (r, p)
+        if r >= 1:
+            assert got == pytest.approx(special.betainc(r, n - r + 1, p), rel=rtol, abs=1e-30)
+        got_pmf = binom_pmf(r, n, n * p, n * (1.0 - p))
+        want_pmf = stats.binom.pmf(r, n, p)
+        assert got_pmf == pytest.approx(want_pmf, rel=rtol, abs=1e-30), (r, p)
+
+
+def test_binomial_edges() -> None:
+    assert binom_upper_tail(0, 10, 3.0, 7.0) == 1.0
+    assert binom_upper_tail(11, 10, 3.0, 7.0) == 0.0
+    assert binom_upper_tail(1, 10, 0.0, 10.0) == 0.0
+    assert binom_upper_tail(10, 10, 10.0, 0.0) == 1.0
+    assert binom_upper_tail(10, 10, 5.0, 5.0) == pytest.approx(0.5**10, rel=1e-15)
+    assert binom_pmf(0, 10, 5.0, 5.0) == pytest.approx(0.5**10, rel=1e-15)
+    assert binom_pmf(3, 10, 0.0, 10.0) == 0.0
+
+
+# --------------------------------------------------------------------------
+# Exhaustive enumeration for n <= 12
+
+
+@lru_cache(maxsize=None)
+def resamples(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index tuples covering every resample, and their integer weights (sum n**n)."""
+    if n <= 6:
+        idx = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
+        return idx, np.ones(idx.shape[0], dtype=np.int64)
+    combos = itertools.combinations_with_replacement(range(n), n)
+    flat = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int8)
+    idx = flat.reshape(-1, n).astype(np.int64)
+    fact = np.array([math.factorial(j) for j in range(n + 1)], dtype=np.int64)
+    denom = np.ones(idx.shape[0], dtype=np.int64)
+    for v in range(n):
+        denom *= fact[(idx == v).sum(axis=1)]
+    weights = fact[n] // denom
+    assert int(weights.sum()) == n**n
+    return idx, weights
+
+
+def samples_for(n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    out = [
+        np.sort(rng.normal(size=n)),
+        np.sort(rng.integers(0, 3, size=n).astype(np.float64)),  # heavy ties
+        np.sort(np.round(rng.lognormal(size=n), 1)),
+    ]
+    if n >= 2:
+        out.append(np.full(n, 7.25))
+    return out
+
+
+def quantiles_for(n: int, rng: np.random.Generator) -> np.ndarray:
+    qs = [0.0, 1.0, 0.5, 0.25, 0.1, 0.9, 0.99]
+    if n > 1:
+        qs += [1.0 / (n - 1), (n - 2) / (n - 1)]  # g = 0 away from the ends
+    qs += list(rng.uniform(size=3))
+    return np.array(qs)
+
+
+@pytest.mark.parametrize("n", list(range(1, 13)))
+def test_matches_full_enumeration(n: int) -> None:
+    rng = np.random.default_rng(1000 + n)
+    idx, weights = resamples(n)
+    total = n**n
+    checked = ambiguous = 0
+    for s in samples_for(n, rng):
+        qs = quantiles_for(n, rng)
+        boot = np.quantile(s[idx], qs, axis=1)  # (len(qs), rows)
+        for level in LEVELS:
+            lows, highs = exact_bootstrap_bounds(s, qs, level)
+            a = (1.0 - level) / 2.0
+            for iq in range(qs.size):
+                values, inverse = np.unique(boot[iq], return_inverse=True)
+                mass = np.zeros(values.size, dtype=np.int64)
+                np.add.at(mass, inverse, weights)
+                cum = np.cumsum(mass)
+                for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
+                    # Exact: cum are integers, p a binary fraction.
+                    target = Fraction(p) * total
+                    hit = next(j for j in range(cum.size) if cum[j] >= target)
+                    ok = {float(values[hit])}
+                    near = acceptable(values, cum / total, p, 1e-12)
+                    if len(near) > 1:
+                        ambiguous += 1
+                        ok |= near
+                    checked += 1
+                    assert min(abs(got - v) for v in ok) <= 1e-12 * (1.0 + abs(got)), (
+                        n,
+                        s,
+                        qs[iq],
+                        level,
+                        p,
+                        got,
+                        ok,
+                    )
+    assert ambiguous <= 0.05 * checked
+
+
+# --------------------------------------------------------------------------
+# O(n^2) atom table for moderate n
+
+
+def atom_table(s: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every value of the statistic with its probability, from SciPy's binomial."""
+    n = s.size
+    h = (n - 1) * q
+    k = math.floor(h)
+    g = h - k
+    if k >= n - 1:
+        k, g = n - 1, 0.0
+    i = np.arange(n)
+    below = stats.binom.sf(k, n, (i + 1) / n)  # P(J_(k) <= i) = P(C_i >= k + 1)
+    p_k = np.diff(below, prepend=0.0)  # P(J_(k) = i)
+    if g == 0.0:
+        return s.copy(), p_k
+    m = n - k - 1
+    # P(J_(k) = i, J_(k+1) = j), i < j: k + 1 draws <= i (one at i) and the
+    # other m draws >= j (one at j).
+    log_c = special.gammaln(n + 1) - special.gammaln(k + 2) - special.gammaln(m + 1)
+    with np.errstate(divide="ignore"):
+        log_a = (k + 1) * np.log((i + 1) / n) + np.log(-np.expm1((k + 1) * np.log1p(-1 / (i + 1))))
+        log_b = np.log(((n - i) / n) ** m - ((n - 1 - i) / n) ** m)
+    joint = np.exp(log_c + log_a[:, None] + log_b[None, :])
+    joint = np.triu(joint, 1)
+    diag = p_k - joint.sum(axis=1)
+    prob = joint + np.diag(diag)
+    ii, jj = np.triu_indices(n)
+    values = numpy_lerp(s[ii], s[jj], g)
+    return values, prob[ii, jj]
+
+
+@pytest.mark.parametrize(
+    ("n", "kind"),
+    [(13, "normal"), (25, "ties"), (40, "lognormal"), (97, "pareto"), (150, "normal"), (301, "ties")],
+)
+def test_matches_atom_table(n: int, kind: str) -> None:
+    rng = np.random.default_rng(n)
+    s = np.sort(
+        {
+            "normal": rng.normal(size=n),
+            "lognormal": rng.lognormal(size=n),
+            "pareto": rng.pareto(1.5, size=n),
+            "ties": rng.integers(0, 12, size=n).astype(np.float64),
+        }[kind]
+    )
+    qs = np.concatenate([[0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 3 / (n - 1)], rng.uniform(size=4)])
+    for level in LEVELS:
+        lows, highs = exact_bootstrap_bounds(s, qs, level)
+        a = (1.0 - level) / 2.0
+        for iq, q in enumerate(qs):
+            values, prob = atom_table(s, q)
+            assert prob.sum() == pytest.approx(1.0, abs=1e-12)
+            assert prob.min() > -1e-15
+            order = np.argsort(values, kind="stable")
+            vals, start = np.unique(values[order], return_index=True)
+            cum = np.cumsum(prob[order])[np.r_[start[1:] - 1, values.size - 1]]
+            for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
+                ok = acceptable(vals, cum, p, 1e-10)
+                assert got in ok, (q, level, p, got, ok)
+
+
+@pytest.mark.parametrize("n", [50, 1000, 100_000])
+def test_order_statistic_case_against_scipy_tails(n: int) -> None:
+    # g = 0: the statistic is X*_(k), P(X*_(k) <= s_i) = P(Bin(n, (i+1)/n) >= k + 1).
+    s = np.sort(np.random.default_rng(n).lognormal(size=n))
+    ks = [0, 1, n // 10, n // 2, n - 2, n - 1]
+    qs = np.array([k / (n - 1) for k in ks])
+    i = np.arange(n)
+    for level in (0.9, 0.95, 0.99):
+        lows, highs = exact_bootstrap_bounds(s, qs, level)
+        a = (1.0 - level) / 2.0
+        for iq, k in enumerate(ks):
+            assert (n - 1) * qs[iq] == k
+            cdf = stats.binom.sf(k, n, (i + 1) / n)
+            for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
+                assert got in acceptable(s, cdf, p, 1e-11)
+
+
+def test_tiny_samples() -> None:
+    x = np.array([3.5])
+    lo, hi = exact_bootstrap_bounds(x, np.array([0.0, 0.3, 1.0]), 0.95)
+    assert lo.tolist() == [3.5] * 3 and hi.tolist() == [3.5] * 3
+    # n = 2, median: atoms 1 (1/4), 1.5 (1/2), 2 (1/4).
+    x = np.array([1.0, 2.0])
+    lo, hi = exact_bootstrap_bounds(x, np.array([0.5]), 0.4)
+    assert (lo[0], hi[0]) == (1.5, 1.5)
+    lo, hi = exact_bootstrap_bounds(x, np.array([0.5]), 0.9)
+    assert (lo[0], hi[0]) == (1.0, 2.0)
+
+
+# --------------------------------------------------------------------------
+# Monte Carlo: a plain NumPy percentile bootstrap
+
+MC_QS = np.array([0.1, 0.25, 0.5, 0.75, 0.9, 0.99])
+MC_RESAMPLES = 200_000
+
+
+def monte_carlo_bounds(
+    s: np.ndarray, levels: tuple[float, ...], rng: np.random.Generator
+) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+    n = s.size
+    boot = np.empty((MC_QS.size, MC_RESAMPLES))
+    chunk = max(1, 4_000_000 // n)
+    for start in range(0, MC_RESAMPLES, chunk):
+        stop = min(start + chunk, MC_RESAMPLES)
+        draws = s[rng.integers(0, n, size=(stop - start, n))]
+        boot[:, start:stop] = np.quantile(draws, MC_QS, axis=1)
+    out = {}
+    for level in levels:
+        a = (1.0 - level) / 2.0
+        lo, hi = np.quantile(boot, [a, 1.0 - a], axis=1)
+        out[level] = (lo, hi)
+    return out
+
+
+MC_CASES = [
+    ("normal", 20),
+    ("pareto", 60),
+    ("discrete", 150),
+    ("lognormal", 400),
+    ("pareto", 800),
+    ("lognormal", 2000),
+]
+
+
+def mc_sample(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if kind == "normal":
+        return rng.normal(10.0, 2.0, size=n)
+    if kind == "lognormal":
+        return rng.lognormal(3.0, 0.7, size=n)
+    if kind == "pareto":
+        return 1.0 + rng.pareto(2.0, size=n)
+    # Integer-valued timings: many ties.
+    return rng.poisson(30.0, size=n).astype(np.float64)
+
+
+@pytest.mark.parametrize(("kind", "n"), MC_CASES)
+def test_agrees_with_monte_carlo_bootstrap(kind: str, n: int) -> None:
+    rng = np.random.default_rng([n, len(kind)])
+    s = np.sort(mc_sample(kind, n, rng))
+    iqr = float(np.subtract(*np.quantile(s, [0.75, 0.25])))
+    levels = (0.9, 0.95, 0.99)
+    mc = monte_carlo_bounds(s, levels, rng)
+    worst = 0.0
+    for level in levels:
+        lows, highs = exact_bootstrap_bounds(s, MC_QS, level)
+        mc_lo, mc_hi = mc[level]
+        worst = max(worst, float(np.max(np.abs(lows - mc_lo))) / iqr)
+        worst = max(worst, float(np.max(np.abs(highs - mc_hi))) / iqr)
+    assert worst <= 0.01, worst
+
+
+# --------------------------------------------------------------------------
+# Properties
+
+finite = hs.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+samples = hs.one_of(
+    hs.lists(finite, min_size=1, max_size=80),
+    hs.lists(hs.sampled_from([0.0, 1.0, 2.5, 10.0]), min_size=1, max_size=80),
+)
+quantile = hs.one_of(hs.sampled_from([0.0, 0.5, 1.0]), hs.floats(0.0, 1.0))
+level = hs.sampled_from([0.8, 0.9, 0.95, 0.99])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(x=samples, q=quantile, lvl=level)
+def test_ordered_and_within_the_data(x: list[float], q: float, lvl: float) -> None:
+    s = np.sort(np.asarray(x))
+    lo, hi = exact_bootstrap_bounds(s, np.array([q]), lvl)
+    assert s[0] <= lo[0] <= hi[0] <= s[-1]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(x=samples, q=quantile, lvl=level, seed=hs.integers(0, 2**32 - 1))
+def test_public_call_invariant_to_permutation(x: list[float], q: float, lvl: float, seed: int) -> None:
+    y = np.random.default_rng(seed).permutation(np.asarray(x))
+    a = perfstats.percentile_ci(x, q, level=lvl, method="exact-bootstrap")
+    b = perfstats.percentile_ci(y, q, level=lvl, method="exact-bootstrap")
+    lo, hi = exact_bootstrap_bounds(np.sort(np.asarray(x)), np.array([q]), lvl)
+    assert (a.low, a.high) == (b.low, b.high) == (lo[0], hi[0])
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(x=samples, q=quantile, lvl=level, power=hs.integers(-20, 20), c=hs.floats(1e-3, 1e3))
+def test_scales_with_the_data(x: list[float], q: float, lvl: float, power: int, c: float) -> None:
+    s = np.sort(np.asarray(x))
+    qs = np.array([q])
+    lo, hi = exact_bootstrap_bounds(s, qs, lvl)
+    # A power of two scales every atom exactly, so the bounds must too.
+    lo2, hi2 = exact_bootstrap_bounds(s * 2.0**power, qs, lvl)
+    assert (lo2[0], hi2[0]) == (lo[0] * 2.0**power, hi[0] * 2.0**power)
+    loc, hic = exact_bootstrap_bounds(s * c, qs, lvl)
+    tol = 1e-12 * c * (1.0 + float(np.max(np.abs(s))))
+    assert abs(loc[0] - c * lo[0]) <= tol and abs(hic[0] - c * hi[0]) <= tol
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(x=samples, q=quantile, levels=hs.lists(level, min_size=2, max_size=2, unique=True))
+def test_does_not_shrink_when_the_level_grows(x: list[float], q: float, levels: list[float]) -> None:
+    small, large = sorted(levels)
+    s = np.sort(np.asarray(x))
+    lo1, hi1 = exact_bootstrap_bounds(s, np.array([q]), small)
+    lo2, hi2 = exact_bootstrap_bounds(s, np.array([q]), large)
+    assert lo2[0] <= lo1[0] and hi1[0] <= hi2[0]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(x=samples, q=quantile, lvl=level)
+def test_mirror_symmetry(x: list[float], q: float, lvl: float) -> None:
+    # The statistic of -x at 1 - q is minus the statistic of x at q, resample
+    # by resample, so the interval mirrors (up to rounding of h and g).
+    s = np.sort(np.asarray(x))
+    lo, hi = exact_bootstrap_bounds(s, np.array([q]), lvl)
+    mlo, mhi = exact_bootstrap_bounds(-s[::-1], np.array([1.0 - q]), lvl)
+    tol = 1e-9 * (1.0 + float(np.max(np.abs(s))))
+    assert abs(lo[0] + mhi[0]) <= tol and abs(hi[0] + mlo[0]) <= tol

@@ -1,0 +1,78 @@
+"""The folder adapters/ installs as perfstats.adapters: from a wheel and editable.
+
+Each check builds a fresh virtual environment without perfstats, installs
+perfstats into it (its dependencies are borrowed from the running
+environment through a plain path in a .pth file, which adds the directory but
+runs none of its own .pth hooks, so the running environment's editable
+install cannot leak in), and imports perfstats.adapters from a neutral
+directory.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+_PROBE = (
+    "import perfstats, perfstats.adapters, perfstats.rules; "
+    "print(perfstats.__file__); print(perfstats.adapters.__file__)"
+)
+
+
+def _fresh_env(root: Path) -> Path:
+    venv.EnvBuilder(with_pip=True, clear=True).create(root)
+    python = root / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    deps = sysconfig.get_paths()["purelib"]
+    (Path(purelib) / "borrowed_dependencies.pth").write_text(deps + "\n")
+    return python
+
+
+def _pip(python: Path, *args: str) -> None:
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *args],
+        check=True, cwd=REPO,
+    )
+
+
+def _probe(python: Path, cwd: Path) -> list[str]:
+    done = subprocess.run(
+        [str(python), "-c", _PROBE], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    return done.stdout.split()
+
+
+@pytest.mark.slow
+def test_wheel_installs_perfstats_adapters(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
+        check=True,
+    )
+    (wheel,) = wheels.glob("perfstats-*.whl")
+    python = _fresh_env(tmp_path / "env")
+    _pip(python, str(wheel))
+    core, adapters = _probe(python, tmp_path)
+    env = str(tmp_path / "env")
+    assert core.startswith(env) and adapters.startswith(env)
+    assert adapters.endswith("perfstats/adapters/__init__.py")
+    assert (Path(core).parent / "py.typed").is_file()
+
+
+@pytest.mark.slow
+def test_editable_install_maps_adapters_folder(tmp_path: Path) -> None:
+    python = _fresh_env(tmp_path / "env")
+    _pip(python, "-e", str(REPO))
+    core, adapters = _probe(python, tmp_path)
+    assert Path(core) == REPO / "perfstats" / "__init__.py"
+    assert Path(adapters) == REPO / "adapters" / "__init__.py"
