@@ -12,6 +12,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def _inner_count(fn: Callable[[], object], target_s: float) -> int:
     return max(1, min(10_000, int(target_s / max(one, 1e-7))))
 
 
-def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> dict[str, object]:
+def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> dict[str, Any]:
     """Median time of each side over ``repeats`` alternating rounds."""
     case.perfstats()
     case.anchor_fn()

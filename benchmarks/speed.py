@@ -59,7 +59,10 @@ def cold_start(methods: tuple[str, ...] = ("order", "bootstrap", "block")) -> di
                 t0 = time.perf_counter()
                 done = subprocess.run(
                     [sys.executable, "-c", _FIRST_CALL.format(method=method)],
-                    env=env, capture_output=True, text=True, check=True,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
                 wall = time.perf_counter() - t0
                 result[f"{method}_{state}_s"] = wall

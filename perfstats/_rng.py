@@ -10,11 +10,11 @@ depend on how numba schedules resamples over threads. We therefore draw one
 from __future__ import annotations
 
 import numbers
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
-RNGLike = Union[None, int, np.integer, np.random.Generator]
+RNGLike = None | int | np.integer | np.random.Generator
 
 
 def as_generator(rng: Any, name: str = "rng") -> np.random.Generator:

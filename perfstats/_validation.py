@@ -40,8 +40,7 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
             raise ValueError(f"{name} must be a 1-D array of numbers: {exc}") from None
         if raw.dtype.kind not in "iuf":
             raise ValueError(
-                f"{name} must be a 1-D array of numbers, got dtype {raw.dtype} "
-                f"({_short(data)})"
+                f"{name} must be a 1-D array of numbers, got dtype {raw.dtype} ({_short(data)})"
             )
         arr = raw.astype(np.float64, copy=False)
     if arr.ndim != 1:

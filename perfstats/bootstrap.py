@@ -76,7 +76,11 @@ def bootstrap_distribution(
 
     if callable(statistic):
         positions = resample_positions(
-            x.size, n_res, key, scheme.kind, 1.0 if scheme.block is None else scheme.block,
+            x.size,
+            n_res,
+            key,
+            scheme.kind,
+            1.0 if scheme.block is None else scheme.block,
             scheme.order,
         )
         values = [statistic(x[row]) for row in positions]

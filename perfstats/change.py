@@ -253,8 +253,7 @@ def relative_change(
         raise ValueError(f"paired must be True or False, got {paired!r}")
     if paired and xb.size != xc.size:
         raise ValueError(
-            f"paired=True needs baseline and candidate of equal length, "
-            f"got {xb.size} and {xc.size}"
+            f"paired=True needs baseline and candidate of equal length, got {xb.size} and {xc.size}"
         )
     key = stream_key(rng)
     # Observations are relabelled so that counts are indexed in sorted order
@@ -427,17 +426,20 @@ def change_agreement(
     >>> def rc(est, low, high):
     ...     return RelativeChange(est, low, high, 0.99, "median", True, False, 45, 45, 10000)
     >>> one = {"add": rc(0.05, 0.02, 0.08), "get": rc(0.00, -0.01, 0.01)}
-    >>> two = {"add": rc(0.07, 0.04, 0.10), "get": rc(-0.03, -0.05, -0.01)}
+    >>> two = {"add": rc(0.08, 0.06, 0.10), "get": rc(-0.03, -0.05, -0.01)}
     >>> res = change_agreement(one, two)
     >>> res.agree, res.one_sided, res.one_sided_reverse, res.two_sided
-    (0.5, 0.5, 0.0, 0.0)
+    (0.5, 0.0, 0.5, 0.0)
     """
-    if isinstance(first, Mapping) != isinstance(second, Mapping):
-        raise ValueError("first and second must both be mappings or both be sequences")
-    if isinstance(first, Mapping) and isinstance(second, Mapping):
+    mixed = ValueError("first and second must both be mappings or both be sequences")
+    if isinstance(first, Mapping):
+        if not isinstance(second, Mapping):
+            raise mixed
         names = tuple(sorted(set(first) & set(second), key=str))
         pairs = [(first[k], second[k]) for k in names]
     else:
+        if isinstance(second, Mapping):
+            raise mixed
         if isinstance(first, (str, bytes)) or isinstance(second, (str, bytes)):
             raise ValueError("first and second must be sequences of change results")
         if len(first) != len(second):
@@ -445,7 +447,7 @@ def change_agreement(
                 f"first and second must be aligned: got {len(first)} and {len(second)} results"
             )
         names = tuple(str(i) for i in range(len(first)))
-        pairs = list(zip(first, second))
+        pairs = list(zip(first, second, strict=True))
     if not pairs:
         raise ValueError("first and second share no benchmark")
     agreed: list[bool] = []

@@ -52,7 +52,7 @@ class CliffsDelta:
     --------
     >>> from perfstats import cliffs_delta
     >>> cliffs_delta([3.0, 4.0, 5.0], [1.0, 2.0, 4.0])
-    CliffsDelta(delta=0.5556, magnitude='large', n_a=3, n_b=3)
+    CliffsDelta(delta=0.6667, magnitude='large', n_a=3, n_b=3)
     """
 
     delta: float

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from statistics import NormalDist
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -24,6 +25,34 @@ def _normal_z(level: float) -> float:
     if level == 0.95:
         return 1.96
     return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+@overload
+def percentile_ci(
+    data: Any,
+    q: float,
+    *,
+    level: float = ...,
+    method: str = ...,
+    n_resamples: int = ...,
+    block_length: Any = ...,
+    block_kind: str = ...,
+    rng: Any = ...,
+) -> Interval: ...
+
+
+@overload
+def percentile_ci(
+    data: Any,
+    q: Sequence[float] | np.ndarray,
+    *,
+    level: float = ...,
+    method: str = ...,
+    n_resamples: int = ...,
+    block_length: Any = ...,
+    block_kind: str = ...,
+    rng: Any = ...,
+) -> tuple[Interval, ...]: ...
 
 
 def percentile_ci(

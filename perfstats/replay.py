@@ -9,9 +9,11 @@ runs available (``max_n``, or the end of the trace) is charged all of them
 and marked as not stopped: SuperFlow's protocol (000_*, Section 3.3) and
 Metior's (metior-ase2021-fulltext.txt, Section IV-A) both do so.
 
-Tests are independent, so traces are spread over worker processes; each
-worker runs numba single-threaded, because two processes already fill two
-cores and nested threads would only contend.
+Tests are independent, so traces are spread over worker processes (forked
+where the platform allows it); each worker runs numba single-threaded,
+because the processes already fill the cores and nested threads would only
+contend. Threads would not help: the rules spend much of their time in
+Python between kernel calls, under the GIL.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from typing import Any, Union
 
 import numpy as np
@@ -176,7 +179,7 @@ def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any,
     order = sorted(range(len(jobs)), key=lambda i: -_work(jobs[i]))
     results: dict[int, list[tuple[Any, ...]]] = {}
     with ProcessPoolExecutor(
-        max_workers=n_workers, mp_context=get_context("spawn"), initializer=_init_worker
+        max_workers=n_workers, mp_context=_context(), initializer=_init_worker
     ) as pool:
         futures: dict[Future[list[tuple[Any, ...]]], int] = {
             pool.submit(_run_job, jobs[i]): i for i in order
@@ -186,6 +189,15 @@ def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any,
             results[i] = future.result()
             bar.update(len(results[i]))
     return [row for i in range(len(jobs)) for row in results[i]]
+
+
+def _context() -> BaseContext:
+    # A forked worker inherits the compiled kernels and starts in a fraction
+    # of a second; a spawned one re-imports numba and loads every kernel from
+    # the cache (seconds each), which would dominate a replay of a few
+    # seconds. Platforms without fork (Windows, macOS default) spawn.
+    methods = get_all_start_methods()
+    return get_context("fork" if "fork" in methods else "spawn")
 
 
 def _work(job: _Job) -> int:

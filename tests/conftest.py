@@ -46,6 +46,6 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
     """The 33 eight-week cloud traces of the PT4Cloud/Metior data set."""
     manifest = pd.read_csv(perfstats_data / "pt4cloud" / "manifest.csv")
     return {
-        row.file: np.loadtxt(perfstats_data / "pt4cloud" / row.file)
-        for row in manifest.itertuples()
+        str(name): np.loadtxt(perfstats_data / "pt4cloud" / str(name))
+        for name in manifest["file"]
     }

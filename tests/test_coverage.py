@@ -1,10 +1,10 @@
-"""Coverage by simulation: the fast part (the full table is benchmarks/coverage.py)."""
+"""Coverage by simulation: the fast part (the full table is benchmarks/interval_coverage.py)."""
 
 from __future__ import annotations
 
 import math
 
-from benchmarks.coverage import GENERATORS, coverage
+from benchmarks.interval_coverage import GENERATORS, coverage
 
 GEN = {g.name: g for g in GENERATORS}
 
@@ -35,4 +35,4 @@ def test_block_bootstrap_covers_ar1_where_iid_bootstrap_does_not() -> None:
     iid = coverage(GEN["lognormal-AR1"], 1000, "bootstrap", reps, seed=3, n_resamples=500)
     assert all(0.85 <= c <= 0.99 for c in block.values()), block
     assert all(c < 0.85 for c in iid.values()), iid
-    assert all(b > i + 0.05 for b, i in zip(block.values(), iid.values()))
+    assert all(b > i + 0.05 for b, i in zip(block.values(), iid.values(), strict=True))

@@ -104,16 +104,24 @@ def test_resampling_kernel_equals_numpy_on_the_same_resamples(
     boot = np.column_stack(
         [
             perfstats.bootstrap_distribution(
-                x, float(q), n_resamples=300, block_length=block_length,
-                block_kind=block_kind, rng=42,
+                x,
+                float(q),
+                n_resamples=300,
+                block_length=block_length,
+                block_kind=block_kind,
+                rng=42,
             )
             for q in qs
         ]
     )
     scheme = make_scheme(x, block_length, block_kind)
     positions = resample_positions(
-        x.size, 300, stream_key(42), scheme.kind,
-        1.0 if scheme.block is None else scheme.block, scheme.order,
+        x.size,
+        300,
+        stream_key(42),
+        scheme.kind,
+        1.0 if scheme.block is None else scheme.block,
+        scheme.order,
     )
     ref = np.quantile(x[positions], qs, axis=1).T
     np.testing.assert_array_equal(boot, ref)
@@ -277,7 +285,7 @@ def test_bad_input_names_the_parameter(kwargs: dict[str, object], needle: str) -
     data = args.pop("data")
     q = args.pop("q")
     with pytest.raises(ValueError, match=needle):
-        perfstats.percentile_ci(data, q, **args)  # type: ignore[arg-type]
+        perfstats.percentile_ci(data, q, **args)  # type: ignore[call-overload]
 
 
 def test_bad_statistic_for_bootstrap_distribution() -> None:
@@ -286,5 +294,6 @@ def test_bad_statistic_for_bootstrap_distribution() -> None:
     with pytest.raises(ValueError, match="statistic"):
         perfstats.bootstrap_distribution([1.0, 2.0, 3.0], 1.5)
     with pytest.raises(ValueError, match="block_length"):
-        perfstats.bootstrap_distribution([1.0, 2.0, 3.0], "mean", block_length=2,
-                                         block_kind="superflow")
+        perfstats.bootstrap_distribution(
+            [1.0, 2.0, 3.0], "mean", block_length=2, block_kind="superflow"
+        )

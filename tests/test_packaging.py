@@ -31,7 +31,9 @@ def _fresh_env(root: Path) -> Path:
     python = root / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     deps = sysconfig.get_paths()["purelib"]
     (Path(purelib) / "borrowed_dependencies.pth").write_text(deps + "\n")
@@ -41,7 +43,8 @@ def _fresh_env(root: Path) -> Path:
 def _pip(python: Path, *args: str) -> None:
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *args],
-        check=True, cwd=REPO,
+        check=True,
+        cwd=REPO,
     )
 
 
@@ -56,7 +59,17 @@ def _probe(python: Path, cwd: Path) -> list[str]:
 def test_wheel_installs_perfstats_adapters(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(REPO),
+        ],
         check=True,
     )
     (wheel,) = wheels.glob("perfstats-*.whl")

@@ -43,8 +43,9 @@ def binomial_quantile_ranks(n: int, p: float, tail: float) -> tuple[int, int]:
     cdf = 0.0
     ppf = hi
     for k in range(lo, hi + 1):
-        cdf += math.exp(lg_n - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
-                        + k * log_p + (n - k) * log_q)
+        cdf += math.exp(
+            lg_n - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + k * log_p + (n - k) * log_q
+        )
         if cdf >= tail:
             ppf = k
             break
@@ -55,8 +56,9 @@ def binomial_quantile_ranks(n: int, p: float, tail: float) -> tuple[int, int]:
         if sf > tail:
             isf = k + 1
             break
-        sf += math.exp(lg_n - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
-                       + k * log_p + (n - k) * log_q)
+        sf += math.exp(
+            lg_n - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + k * log_p + (n - k) * log_q
+        )
     else:
-        isf = lo if sf <= tail else lo
+        isf = lo
     return ppf, isf

@@ -44,7 +44,7 @@ def add_two_level(
     total = 0
     for _ in range(n_groups):
         state, v = next_u64(state)
-        g = hi_index(v, n_groups)
+        g = hi_index(v, np.int64(n_groups))
         first = starts[g]
         size = starts[g + 1] - first
         total += size
@@ -129,7 +129,7 @@ def unpaired_changes(
         for b in range(c * chunk, min(n_resamples, (c + 1) * chunk)):
             cb[:] = 0
             cc[:] = 0
-            state = stream_state(key, b)
+            state = stream_state(key, np.int64(b))
             state, tb = add_two_level(cb, mb, sb, state)
             state, tc = add_two_level(cc, mc, sc, state)
             base = stat_from_counts(xb, ob, cb, tb, kind, q)
@@ -158,7 +158,7 @@ def paired_changes(
         counts = np.zeros(xb.size, dtype=np.int64)
         for b in range(c * chunk, min(n_resamples, (c + 1) * chunk)):
             counts[:] = 0
-            state = stream_state(key, b)
+            state = stream_state(key, np.int64(b))
             state, total = add_two_level(counts, members, starts, state)
             base = stat_from_counts(xb, ob, counts, total, kind, q)
             cand = stat_from_counts(xc, oc, counts, total, kind, q)

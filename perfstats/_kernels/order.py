@@ -11,7 +11,9 @@ from .binomial import binomial_quantile_ranks
 
 
 @nb.njit(cache=True)
-def order_bounds(sorted_x: np.ndarray, qs: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+def order_bounds(
+    sorted_x: np.ndarray, qs: np.ndarray, tail: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact distribution-free bounds: ranks ``ppf(tail) - 1`` and ``isf(tail)``.
 
     The same ranks as ``scipy.stats.quantile_test(...).confidence_interval``;

@@ -33,7 +33,7 @@ def mix64(z: np.uint64) -> np.uint64:
 
 
 @nb.njit(cache=True, inline="always")
-def stream_state(key: np.uint64, stream: np.int64) -> np.uint64:
+def stream_state(key: np.uint64, stream: int) -> np.uint64:
     """Initial state of stream ``stream`` under ``key``."""
     return mix64(key ^ mix64(np.uint64(stream) * GOLDEN + GOLDEN))
 
@@ -46,13 +46,13 @@ def next_u64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
 
 
 @nb.njit(cache=True, inline="always")
-def hi_index(v: np.uint64, n: np.int64) -> np.int64:
+def hi_index(v: np.uint64, n: int) -> int:
     """Uniform integer in [0, n) from the upper 32 bits (n < 2**32)."""
     return np.int64(((v >> _S32) * np.uint64(n)) >> _S32)
 
 
 @nb.njit(cache=True, inline="always")
-def lo_index(v: np.uint64, n: np.int64) -> np.int64:
+def lo_index(v: np.uint64, n: int) -> int:
     """Uniform integer in [0, n) from the lower 32 bits (n < 2**32)."""
     return np.int64(((v & _MASK32) * np.uint64(n)) >> _S32)
 

@@ -303,4 +303,5 @@ def bootstrap_stats(
     mean, when asked for, is the last column.
     """
     kernel = _parallel_stats if n_resamples * sorted_x.size > PARALLEL_WORK else _serial_stats
-    return kernel(sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block)  # type: ignore[no-any-return]
+    result: np.ndarray = kernel(sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block)
+    return result

@@ -1,6 +1,6 @@
 """Coverage of percentile intervals by simulation.
 
-    python benchmarks/coverage.py [--reps 1000] [--json out.json] [--quick]
+    python benchmarks/interval_coverage.py [--reps 1000] [--json out.json] [--quick]
 
 For n in {30, 100, 1000}, five generators with known quantiles (normal,
 lognormal sigma 1, Pareto alpha 2.5, a two-mode mixture, and a lognormal
@@ -66,7 +66,9 @@ def _lognormal_ar1(rng: np.random.Generator, n: int) -> np.ndarray:
 
 GENERATORS = (
     Generator("normal", lambda r, n: r.normal(100, 10, n), lambda q: 100 + 10 * stats.norm.ppf(q)),
-    Generator("lognormal", lambda r, n: r.lognormal(0, 1, n), lambda q: math.exp(stats.norm.ppf(q))),
+    Generator(
+        "lognormal", lambda r, n: r.lognormal(0, 1, n), lambda q: math.exp(stats.norm.ppf(q))
+    ),
     Generator("pareto", lambda r, n: r.pareto(2.5, n) + 1, lambda q: (1 - q) ** (-1 / 2.5)),
     Generator("mixture", _mixture, _mixture_quantile),
     Generator("lognormal-AR1", _lognormal_ar1, lambda q: math.exp(stats.norm.ppf(q)), iid=False),
@@ -82,11 +84,9 @@ def coverage(
     hits = np.zeros(len(QS))
     for _ in range(reps):
         x = gen.draw(rng, n)
-        ivs = perfstats.percentile_ci(
-            x, QS, method=method, n_resamples=n_resamples, rng=rng
-        )
-        hits += [iv.contains(t) for iv, t in zip(ivs, truth)]
-    return {q: float(h / reps) for q, h in zip(QS, hits)}
+        ivs = perfstats.percentile_ci(x, QS, method=method, n_resamples=n_resamples, rng=rng)
+        hits += [iv.contains(t) for iv, t in zip(ivs, truth, strict=True)]
+    return {q: float(h / reps) for q, h in zip(QS, hits, strict=True)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,17 +98,28 @@ def main(argv: list[str] | None = None) -> int:
     reps = 200 if args.quick else args.reps
     rows = []
     t0 = time.perf_counter()
-    print(f"coverage of 95% intervals, {reps} repetitions each (MC s.e. about "
-          f"{100 * math.sqrt(0.95 * 0.05 / reps):.1f} points)")
+    print(
+        f"coverage of 95% intervals, {reps} repetitions each (MC s.e. about "
+        f"{100 * math.sqrt(0.95 * 0.05 / reps):.1f} points)"
+    )
     print(f"{'data':<14} {'n':>5} {'method':<16} " + " ".join(f"q={q:<5}" for q in QS))
     for gen in GENERATORS:
         for n in SIZES:
             for method in METHODS:
                 cov = coverage(gen, n, method, reps)
-                rows.append({"data": gen.name, "n": n, "method": method,
-                             "coverage": {str(q): c for q, c in cov.items()}})
-                print(f"{gen.name:<14} {n:>5} {method:<16} "
-                      + " ".join(f"{100 * cov[q]:6.1f}%" for q in QS), flush=True)
+                rows.append(
+                    {
+                        "data": gen.name,
+                        "n": n,
+                        "method": method,
+                        "coverage": {str(q): c for q, c in cov.items()},
+                    }
+                )
+                print(
+                    f"{gen.name:<14} {n:>5} {method:<16} "
+                    + " ".join(f"{100 * cov[q]:6.1f}%" for q in QS),
+                    flush=True,
+                )
     print(f"{time.perf_counter() - t0:.0f} s")
     if args.json:
         args.json.write_text(json.dumps({"reps": reps, "level": 0.95, "rows": rows}, indent=2))
