@@ -5,7 +5,8 @@
 # Idempotent: safe to run again on a machine that already has them.
 set -eu
 
-packages="podman runc busybox-static openssh-server openssh-client uidmap"
+# procps: the SSH tests check with pgrep that master connections are closed.
+packages="podman runc busybox-static openssh-server openssh-client procps"
 
 missing=""
 for p in $packages; do

@@ -37,12 +37,13 @@ Examples
 from .awslambda import LambdaFunction
 from .command import Command
 from .container import Container
-from .driver import RunResult, run
+from .driver import run
 from .failures import TargetFailed
 from .http import HttpFunction
 from .lambda_report import LambdaReport, parse_report
 from .measurement import Measurement
 from .record import read_record
+from .result import RunResult
 from .ssh import SSH
 from .target import Target
 

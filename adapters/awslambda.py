@@ -307,7 +307,7 @@ class LambdaFunction(Target):
                     FunctionName=self.function_name,
                     Environment={"Variables": self._original_env},
                 )
-            except Exception as exc:  # noqa: BLE001 - closing must not mask the run's outcome
+            except Exception as exc:
                 logger.warning(
                     "could not restore the environment of %s: %s", self.function_name, exc
                 )

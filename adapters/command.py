@@ -115,10 +115,15 @@ class Command(Target):
 
 
 def outcome_measurement(
-    out: Outcome, reader: ValueReader, *, cold: bool | None, describe: str = ""
+    out: Outcome,
+    reader: ValueReader,
+    *,
+    cold: bool | None,
+    describe: str = "",
+    extra: dict[str, Any] | None = None,
 ) -> Measurement:
     """Turn a finished process into a measurement (shared by process-based targets)."""
-    extra: dict[str, Any] = {"wall_ns": out.wall_ns, "returncode": out.returncode}
+    extra = {"wall_ns": out.wall_ns, "returncode": out.returncode, **(extra or {})}
     problem = out.failure()
     if problem is not None:
         return Measurement.failure(

@@ -151,7 +151,7 @@ class Container(Target):
         if out.timed_out:
             # Killing the client does not stop the container it created.
             self._remove([container_name])
-        return outcome_measurement(out, self.reader, cold=True)
+        return outcome_measurement(out, self.reader, cold=True, extra={"container": container_name})
 
     def _invoke_warm(self) -> Measurement:
         started_at = utc_now()
@@ -166,7 +166,7 @@ class Container(Target):
             env_args += ["--env", f"{key}={value}"]
         argv = self._engine("exec", *env_args, container_id, *self.argv)
         out = self._runner.run(argv, timeout=self.timeout)
-        return outcome_measurement(out, self.reader, cold=False)
+        return outcome_measurement(out, self.reader, cold=False, extra={"container": container_id})
 
     def _warm_container(self) -> str:
         with self._warm_lock:

@@ -134,7 +134,7 @@ class HttpFunction(Target):
             started_at = utc_now()
             try:
                 self._hook()
-            except Exception as exc:  # noqa: BLE001 - any hook failure is this run's error
+            except Exception as exc:
                 return Measurement.failure(
                     f"cold-start hook failed: {exc}",
                     unit=self.reader.unit,
@@ -176,7 +176,7 @@ class HttpFunction(Target):
             if _is_timeout(exc.reason):
                 return failed(f"no response within {self.timeout:g} s", TIMEOUT)
             return failed(f"cannot reach {self.url}: {_reason(exc.reason)}")
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             return failed(f"no response within {self.timeout:g} s", TIMEOUT)
         except (OSError, ValueError) as exc:
             # Connection reset mid-body, malformed responses, ...

@@ -26,12 +26,13 @@ def plain(obj: Any) -> Any:
     >>> plain({"a": np.float64(1.5), "b": (1, float("inf"))})
     {'a': 1.5, 'b': [1, 'inf']}
     """
+    if isinstance(obj, np.generic):
+        # Before the float check: np.float64 is a float subclass.
+        return plain(obj.item())
     if obj is None or isinstance(obj, (bool, str, int)):
         return obj
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else str(obj)
-    if isinstance(obj, np.generic):
-        return plain(obj.item())
     if isinstance(obj, np.ndarray):
         return [plain(v) for v in obj.tolist()]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):

@@ -19,6 +19,9 @@ from datetime import datetime
 
 from .measurement import utc_now
 
+# Seconds to collect the output of a killed child.
+_DRAIN_SECONDS = 2.0
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -117,7 +120,7 @@ class ProcessRunner:
             except subprocess.TimeoutExpired:
                 timed_out = True
                 _kill_group(proc)
-                out, err = proc.communicate()
+                out, err = _drain(proc)
             wall_ns = time.monotonic_ns() - t0
         except BaseException:
             # An interrupt in the waiting thread must not leave the child behind.
@@ -143,6 +146,24 @@ class ProcessRunner:
             live = list(self._live)
         for proc in live:
             _kill_group(proc)
+
+
+def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """Collect a killed child's output without waiting for its pipes forever.
+
+    A process outside the killed group may still hold the pipes: an ssh
+    master connection is handed the client's descriptors and keeps them until
+    the remote command ends. The output of a timed-out run is not needed
+    badly enough to wait for that.
+    """
+    try:
+        return proc.communicate(timeout=_DRAIN_SECONDS)
+    except subprocess.TimeoutExpired:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        proc.wait()
+        return b"", b""
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

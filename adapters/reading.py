@@ -55,7 +55,9 @@ class ValueReader:
             try:
                 self._pattern = re.compile(regex)
             except re.error as exc:
-                raise ValueError(f"regex {regex!r} is not a valid regular expression: {exc}") from None
+                raise ValueError(
+                    f"regex {regex!r} is not a valid regular expression: {exc}"
+                ) from None
         if json_field is not None and (not isinstance(json_field, str) or not json_field):
             raise ValueError(f"json_field must be a non-empty dotted path; got {json_field!r}")
         self.json_field = json_field
@@ -100,9 +102,11 @@ class ValueReader:
         for part in str(self.json_field).split("."):
             if isinstance(node, dict) and part in node:
                 node = node[part]
-            elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(
-                part
-            ) < len(node):
+            elif (
+                isinstance(node, list)
+                and part.lstrip("-").isdigit()
+                and -len(node) <= int(part) < len(node)
+            ):
                 node = node[int(part)]
             else:
                 raise ValueError(f"json_field {self.json_field!r}: no {part!r} in the output")
@@ -112,7 +116,9 @@ class ValueReader:
         """The reader's settings as plain data (for records)."""
         if not self.reports:
             return {"value": "wall time", "unit": self.unit}
-        source = {"regex": self.regex} if self.regex is not None else {"json_field": self.json_field}
+        source = (
+            {"regex": self.regex} if self.regex is not None else {"json_field": self.json_field}
+        )
         return {**source, "unit": self.unit}
 
 

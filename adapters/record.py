@@ -13,7 +13,7 @@ import io
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -72,7 +72,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def frame(rows: list[Mapping[str, Any]]) -> pd.DataFrame:
+def frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """Rows (as written) to a typed DataFrame with the record's columns.
 
     Examples
@@ -93,9 +93,14 @@ def _typed(df: pd.DataFrame) -> pd.DataFrame:
     df["cold"] = df["cold"].map(_as_bool).astype("boolean")
     df["started_at"] = pd.to_datetime(df["started_at"], utc=True, format="ISO8601")
     for col in ("phase", "target", "unit", "status", "error", "extra"):
-        df[col] = df[col].map(lambda v: "" if v is None or (isinstance(v, float) and
-                                                           math.isnan(v)) else str(v))
+        df[col] = df[col].map(_as_text)
     return df
+
+
+def _as_text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
 
 
 def _as_bool(value: Any) -> bool | None:
@@ -189,7 +194,7 @@ class Record:
         if self.path.parent and not self.path.parent.is_dir():
             raise ValueError(f"folder {os.fspath(self.path.parent)} does not exist")
         try:
-            self._file: IO[str] = open(self.path, "x", newline="", encoding="utf-8")  # noqa: SIM115
+            self._file: IO[str] = open(self.path, "x", newline="", encoding="utf-8")
         except OSError as exc:
             raise ValueError(f"cannot create {os.fspath(self.path)}: {exc.strerror}") from None
         self._writer = csv.writer(self._file, lineterminator="\n")
@@ -211,7 +216,7 @@ class Record:
         if keep < len(raw):
             with open(self.path, "r+b") as f:
                 f.truncate(keep)
-        self._file = open(self.path, "a", newline="", encoding="utf-8")  # noqa: SIM115
+        self._file = open(self.path, "a", newline="", encoding="utf-8")
         self._writer = csv.writer(self._file, lineterminator="\n")
 
     def append(self, row: Mapping[str, Any]) -> None:

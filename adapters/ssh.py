@@ -47,7 +47,8 @@ class SSH(Target):
     known_hosts : str, optional
         The only known-hosts file consulted (default: ssh's defaults).
     timeout : float, optional
-        Seconds per invocation.
+        Seconds per invocation. The local client is killed at the deadline;
+        the remote command may run on until it finishes or writes output.
     connect_timeout : float, default 10
         Seconds to establish a connection.
     multiplex : bool, default True
@@ -120,6 +121,11 @@ class SSH(Target):
         self._control_dir: str | None = None
         self._master_lock = threading.Lock()
         self._master_up = False
+
+    @property
+    def control_dir(self) -> str | None:
+        """Folder of the master connection's socket while one is open."""
+        return self._control_dir if self._master_up else None
 
     def _base(self) -> list[str]:
         connect = max(1, round(self.connect_timeout))

@@ -4,32 +4,123 @@ Three questions, answered with the statistics the literature validated:
 
 * How precise is this number? :func:`percentile_ci`,
   :func:`bootstrap_distribution`, :func:`optimal_block_length`.
-* When can I stop repeating? :mod:`perfstats.rules` and :class:`Monitor`.
+* When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor` and
+  :func:`replay`.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
-  :func:`cliffs_delta`, :func:`wilcoxon_ranksum`, :func:`relative_change`,
-  :func:`compare`.
+  :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
+  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
 
 The adapter layer that runs real targets is :mod:`perfstats.adapters`.
+
+Names are imported on first use, so ``import perfstats`` stays cheap (SciPy's
+statistics and pandas load only when a function that needs them is called).
+
+Examples
+--------
+>>> import numpy as np
+>>> import perfstats
+>>> x = np.random.default_rng(0).lognormal(3.0, 0.4, size=300)
+>>> iv = perfstats.percentile_ci(x, 0.5)
+>>> iv.contains(iv.estimate)
+True
 """
 
-from . import rules
-from .blocklength import BlockLength, optimal_block_length
-from .bootstrap import bootstrap_distribution
-from .decision import Decision
-from .interval import Interval
-from .intervals import percentile_ci
-from .monitor import Monitor
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# public name -> submodule that defines it
+_EXPORTS: dict[str, str] = {
+    "Interval": "interval",
+    "percentile_ci": "intervals",
+    "bootstrap_distribution": "bootstrap",
+    "BlockLength": "blocklength",
+    "optimal_block_length": "blocklength",
+    "Decision": "decision",
+    "Monitor": "monitor",
+    "replay": "replay",
+    "KSResult": "similarity",
+    "ks": "similarity",
+    "namd": "similarity",
+    "kl_similarity": "similarity",
+    "CliffsDelta": "effects",
+    "RankTest": "effects",
+    "cliffs_delta": "effects",
+    "wilcoxon_ranksum": "effects",
+    "wilcoxon_signedrank": "effects",
+    "RelativeChange": "change",
+    "ChangeAgreement": "change",
+    "relative_change": "change",
+    "change_agreement": "change",
+    "Comparison": "comparison",
+    "compare": "comparison",
+}
+_SUBMODULES = ("rules", "scoring", "plots")
+
+if TYPE_CHECKING:
+    from . import rules, scoring
+    from .blocklength import BlockLength, optimal_block_length
+    from .bootstrap import bootstrap_distribution
+    from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
+    from .comparison import Comparison, compare
+    from .decision import Decision
+    from .effects import (
+        CliffsDelta,
+        RankTest,
+        cliffs_delta,
+        wilcoxon_ranksum,
+        wilcoxon_signedrank,
+    )
+    from .interval import Interval
+    from .intervals import percentile_ci
+    from .monitor import Monitor
+    from .replay import replay
+    from .similarity import KSResult, kl_similarity, ks, namd
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'perfstats' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS, *_SUBMODULES])
+
+
 __all__ = [
     "BlockLength",
+    "ChangeAgreement",
+    "CliffsDelta",
+    "Comparison",
     "Decision",
     "Interval",
+    "KSResult",
     "Monitor",
+    "RankTest",
+    "RelativeChange",
     "__version__",
     "bootstrap_distribution",
+    "change_agreement",
+    "cliffs_delta",
+    "compare",
+    "kl_similarity",
+    "ks",
+    "namd",
     "optimal_block_length",
     "percentile_ci",
+    "relative_change",
+    "replay",
     "rules",
+    "scoring",
+    "wilcoxon_ranksum",
+    "wilcoxon_signedrank",
 ]

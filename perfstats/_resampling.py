@@ -38,8 +38,13 @@ def resolve_block_length(x: FloatArray, block_length: Any, block_kind: str) -> f
     if isinstance(block_length, str):
         if block_length != "auto":
             raise ValueError(f"block_length must be 'auto' or a number >= 1, got {block_length!r}")
-        from .blocklength import optimal_block_length
+        from .blocklength import MIN_SIZE, optimal_block_length
 
+        if n < MIN_SIZE:
+            raise ValueError(
+                f"block_length='auto' (Politis-White) needs at least {MIN_SIZE} points, "
+                f"got {n}; pass an integer block_length"
+            )
         pw = optimal_block_length(x)
         if block_kind == "stationary":
             return float(min(max(pw.stationary, 1.0), n))

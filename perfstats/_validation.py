@@ -97,8 +97,10 @@ def check_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
     if isinstance(q, bool) or isinstance(q, (str, bytes)):
         raise ValueError(f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}")
     if isinstance(q, numbers.Real):
-        values = np.array([float(q)])
-        scalar = True
+        value = float(q)
+        if not (0.0 <= value <= 1.0):
+            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        return np.array([value]), True
     else:
         try:
             values = np.asarray(q, dtype=np.float64)

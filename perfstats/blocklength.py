@@ -165,10 +165,10 @@ def optimal_block_length(data: Any) -> BlockLength:
     bootstrap of it returns the same constant whatever the block length, so
     this function returns 1 for both lengths (``m = 0``). arch returns NaN
     there, or an arbitrary number driven by the rounding error of the mean
-    (e.g. a circular length of 12.03 for fifty copies of 0.1). If the estimated long-run variance
-    :math:`\hat g` of a non-constant series is exactly zero, the ratio is
-    unbounded and both lengths are ``b_max`` (arch: the same, or NaN when
-    :math:`\hat G` is zero too).
+    (e.g. a circular length of 12.03 for fifty copies of 0.1). If the
+    estimated long-run variance :math:`\hat g` of a non-constant series is
+    exactly zero, the ratio is unbounded and both lengths are ``b_max``
+    (arch: the same, or NaN when :math:`\hat G` is zero too).
 
     Examples
     --------

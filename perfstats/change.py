@@ -244,7 +244,7 @@ def relative_change(
     if not bool(np.all(xb > 0)):
         i = int(np.flatnonzero(xb <= 0)[0])
         raise ValueError(
-            f"baseline must be positive for a relative change; baseline[{i}] is {xb[i]!r}"
+            f"baseline must be positive for a relative change; baseline[{i}] is {float(xb[i])!r}"
         )
     kind, q, label = _statistic(statistic)
     lvl = check_level(level)

@@ -232,13 +232,19 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
     """
     x = as_sample(a, "a")
     alt = check_choice(alternative, "alternative", ALTERNATIVES)
-    if b is None:
-        res = stats.wilcoxon(x, alternative=alt)
-    else:
+    if b is not None:
         y = as_sample(b, "b")
         if x.size != y.size:
             raise ValueError(
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
-        res = stats.wilcoxon(x, y, alternative=alt)
+    try:
+        res = (
+            stats.wilcoxon(x, alternative=alt)
+            if b is None
+            else stats.wilcoxon(x, y, alternative=alt)
+        )
+    except ValueError as exc:  # e.g. a single difference of 0
+        what = "a" if b is None else "a - b"
+        raise ValueError(f"the differences {what} cannot be tested: {exc}") from None
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon signed-rank")

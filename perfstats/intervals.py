@@ -8,6 +8,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from ._kernels.exact import exact_bootstrap_bounds
 from ._kernels.order import normal_order_bounds, order_bounds
 from ._kernels.quantile import sorted_quantiles
 from ._resampling import make_scheme, resampled_stats, resolve_block_length
@@ -155,8 +156,6 @@ def percentile_ci(
     elif method == "order-normal":
         lows, highs = normal_order_bounds(sorted_x, qs, _normal_z(lvl))
     elif method == "exact-bootstrap":
-        from ._kernels.exact import exact_bootstrap_bounds
-
         lows, highs = exact_bootstrap_bounds(sorted_x, qs, lvl)
     else:
         if method == "bootstrap":

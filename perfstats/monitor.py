@@ -60,9 +60,7 @@ class Monitor:
         self.max_n = None if max_n is None else check_int(max_n, "max_n", minimum=1)
         self._data: list[float] = []
         self.history: list[Decision] = []
-        self.decision = Decision(
-            stop=False, n=0, rule=rule.name, reason="no runs yet", details={}
-        )
+        self.decision = Decision(stop=False, n=0, rule=rule.name, reason="no runs yet", details={})
 
     @property
     def data(self) -> np.ndarray:

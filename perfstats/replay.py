@@ -135,7 +135,9 @@ def judgement_grid(rule: Rule, available: int) -> range:
     return range(first, available + 1, step)
 
 
-def replay_test(rule: Rule, data: np.ndarray, *, start: int = 0, max_n: int | None = None) -> tuple[int, bool, int, str]:
+def replay_test(
+    rule: Rule, data: np.ndarray, *, start: int = 0, max_n: int | None = None
+) -> tuple[int, bool, int, str]:
     """Replay one test: ``(stop_n, stopped, checks, reason)``.
 
     Examples

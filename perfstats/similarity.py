@@ -175,8 +175,9 @@ def kl_similarity(a: Any, b: Any, *, grid: int = 1000) -> float:
     point, see :mod:`perfstats._kernels.kde`.
 
     Where one density underflows to exactly 0 at a grid point and the other
-    does not, the divergence is infinite and the similarity is 0. Where both
-    are 0 the point adds nothing (0 log 0/0 = 0).
+    does not, or is so much smaller that ``p/q`` or ``q/p`` overflows, the
+    divergence is infinite and the similarity is 0, as in the reference
+    formula. Where both are 0 the point adds nothing (0 log 0/0 = 0).
 
     Parameters
     ----------

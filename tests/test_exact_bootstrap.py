@@ -8,9 +8,13 @@ distribution of ``np.quantile(resample, q)``. Evidence, from strongest:
   exact integers, so a bound must equal the enumerated one to 1e-12.
 * n up to a few hundred: an O(n^2) table of every atom ``(i, j)`` with its
   probability (SciPy binomial tails and the multinomial pair formula), no
-  windows, no bisection.
+  windows, no bisection; at n = 1e5 and 1e6 the same table restricted to
+  ranks within 12 standard deviations and gaps of at most 80.
 * n from 20 to 2,000: a plain NumPy percentile bootstrap with 200,000
-  resamples agrees to 1% of the sample's interquartile range.
+  resamples agrees to 1% of the sample's interquartile range, except where
+  the simulation is itself unresolved (a neighbouring atom within Monte
+  Carlo error of ``p``, a whole data gap away in a heavy tail): there the
+  exact bound must lie in the simulation's 4-standard-error band.
 
 Where an atom's cumulative probability equals ``p`` to rounding (possible
 for tiny ``n``: ``F`` takes values ``j / n**n``), the bound may be either
@@ -22,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -138,12 +142,12 @@ def test_binomial_edges() -> None:
 # Exhaustive enumeration for n <= 12
 
 
-@lru_cache(maxsize=None)
+@cache
 def resamples(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Index tuples covering every resample, and their integer weights (sum n**n)."""
+    """Sorted index tuples covering every resample, and their integer weights (sum n**n)."""
     if n <= 6:
         idx = np.array(list(itertools.product(range(n), repeat=n)), dtype=np.int64)
-        return idx, np.ones(idx.shape[0], dtype=np.int64)
+        return np.sort(idx, axis=1), np.ones(idx.shape[0], dtype=np.int64)
     combos = itertools.combinations_with_replacement(range(n), n)
     flat = np.fromiter(itertools.chain.from_iterable(combos), dtype=np.int8)
     idx = flat.reshape(-1, n).astype(np.int64)
@@ -154,6 +158,25 @@ def resamples(n: int) -> tuple[np.ndarray, np.ndarray]:
     weights = fact[n] // denom
     assert int(weights.sum()) == n**n
     return idx, weights
+
+
+def enumerated_statistics(s: np.ndarray, qs: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``np.quantile(s[row], q)`` for every sorted index row and every ``q``.
+
+    Rows of ``s[idx]`` are sorted, and ``np.quantile`` reads only the two
+    order statistics around ``h = (n - 1) q``: passing those two columns
+    is the same computation at a fraction of the cost (checked on the
+    first rows against the full call).
+    """
+    n = s.size
+    out = np.empty((qs.size, idx.shape[0]))
+    for iq, q in enumerate(qs):
+        h = (n - 1) * q
+        k = math.floor(h)
+        out[iq] = np.quantile(s[idx[:, k : k + 2]], h - k, axis=1)
+    head = min(idx.shape[0], 5000)
+    np.testing.assert_array_equal(out[:, :head], np.quantile(s[idx[:head]], qs, axis=1))
+    return out
 
 
 def samples_for(n: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -181,76 +204,95 @@ def test_matches_full_enumeration(n: int) -> None:
     idx, weights = resamples(n)
     total = n**n
     checked = ambiguous = 0
-    for s in samples_for(n, rng):
+    data = samples_for(n, rng)
+    if n >= 11:
+        # 352,716 and 1,352,078 sorted resamples: one sample each (ties, then
+        # distinct values) keeps the test quick.
+        data = [data[1]] if n == 11 else [data[0]]
+    for s in data:
         qs = quantiles_for(n, rng)
-        boot = np.quantile(s[idx], qs, axis=1)  # (len(qs), rows)
-        for level in LEVELS:
-            lows, highs = exact_bootstrap_bounds(s, qs, level)
-            a = (1.0 - level) / 2.0
-            for iq in range(qs.size):
-                values, inverse = np.unique(boot[iq], return_inverse=True)
-                mass = np.zeros(values.size, dtype=np.int64)
-                np.add.at(mass, inverse, weights)
-                cum = np.cumsum(mass)
+        bounds = {level: exact_bootstrap_bounds(s, qs, level) for level in LEVELS}
+        boot = enumerated_statistics(s, qs, idx)
+        for iq in range(qs.size):
+            values, inverse = np.unique(boot[iq], return_inverse=True)
+            # Float sums of integer weights below 2**53 are exact.
+            cum = np.cumsum(np.bincount(inverse, weights=weights)).astype(np.int64)
+            for level, (lows, highs) in bounds.items():
+                a = (1.0 - level) / 2.0
                 for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
                     # Exact: cum are integers, p a binary fraction.
                     target = Fraction(p) * total
-                    hit = next(j for j in range(cum.size) if cum[j] >= target)
+                    hit = int(np.argmax(cum >= math.ceil(target)))
                     ok = {float(values[hit])}
                     near = acceptable(values, cum / total, p, 1e-12)
                     if len(near) > 1:
                         ambiguous += 1
                         ok |= near
                     checked += 1
-                    assert min(abs(got - v) for v in ok) <= 1e-12 * (1.0 + abs(got)), (
-                        n,
-                        s,
-                        qs[iq],
-                        level,
-                        p,
-                        got,
-                        ok,
-                    )
-    print('AMB', n, ambiguous, checked)
-    assert ambiguous <= 0.05 * checked
+                    err = min(abs(got - v) for v in ok)
+                    assert err <= 1e-12 * (1.0 + abs(got)), (s, qs[iq], level, p, got, ok)
+    # Only n = 2 at level 0.5 has any here: F steps by exactly 1/4 = p.
+    assert ambiguous <= 0.1 * checked
 
 
 # --------------------------------------------------------------------------
 # O(n^2) atom table for moderate n
 
 
-def atom_table(s: np.ndarray, q: float) -> tuple[np.ndarray, np.ndarray]:
-    """Every value of the statistic with its probability, from SciPy's binomial."""
+def atom_table(
+    s: np.ndarray, q: float, lo: int = 0, hi: int | None = None, max_gap: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values of the statistic with their probabilities, from SciPy's binomial.
+
+    Every atom with ``lo <= J_(k) <= hi`` and ``J_(k+1) - J_(k) <= max_gap``
+    (by default all of them): no bracketing, no bisection, no windows
+    chosen by the kernel.
+    """
     n = s.size
+    hi = n - 1 if hi is None else hi
+    max_gap = n - 1 if max_gap is None else max_gap
     h = (n - 1) * q
     k = math.floor(h)
     g = h - k
     if k >= n - 1:
         k, g = n - 1, 0.0
-    i = np.arange(n)
-    below = stats.binom.sf(k, n, (i + 1) / n)  # P(J_(k) <= i) = P(C_i >= k + 1)
-    p_k = np.diff(below, prepend=0.0)  # P(J_(k) = i)
+    i = np.arange(lo, hi + 1)
+    # P(J_(k) <= i) = P(C_i >= k + 1), C_i ~ Bin(n, (i + 1) / n)
+    p_k = stats.binom.sf(k, n, (i + 1) / n) - stats.binom.sf(k, n, i / n)
     if g == 0.0:
-        return s.copy(), p_k
+        return s[i], p_k
     m = n - k - 1
     # P(J_(k) = i, J_(k+1) = j), i < j: k + 1 draws <= i (one at i) and the
     # other m draws >= j (one at j).
+    j = np.minimum(i[:, None] + np.arange(1, max_gap + 1)[None, :], n - 1)
+    valid = i[:, None] + np.arange(1, max_gap + 1)[None, :] <= n - 1
     log_c = special.gammaln(n + 1) - special.gammaln(k + 2) - special.gammaln(m + 1)
     with np.errstate(divide="ignore"):
         log_a = (k + 1) * np.log((i + 1) / n) + np.log(-np.expm1((k + 1) * np.log1p(-1 / (i + 1))))
-        log_b = np.log(((n - i) / n) ** m - ((n - 1 - i) / n) ** m)
-    joint = np.exp(log_c + log_a[:, None] + log_b[None, :])
-    joint = np.triu(joint, 1)
+        log_b = m * np.log1p(-j / n) + np.log(-np.expm1(m * np.log1p(-1.0 / (n - j))))
+    joint = np.where(valid, np.exp(log_c + log_a[:, None] + log_b), 0.0)
     diag = p_k - joint.sum(axis=1)
-    prob = joint + np.diag(diag)
-    ii, jj = np.triu_indices(n)
-    values = numpy_lerp(s[ii], s[jj], g)
-    return values, prob[ii, jj]
+    pairs = numpy_lerp(np.broadcast_to(s[i][:, None], j.shape)[valid], s[j][valid], g)
+    return np.concatenate([s[i], pairs]), np.concatenate([diag, joint[valid]])
+
+
+def bounds_from_table(values: np.ndarray, prob: np.ndarray, p: float, tol: float) -> set[float]:
+    order = np.argsort(values, kind="stable")
+    vals, start = np.unique(values[order], return_index=True)
+    cum = np.cumsum(prob[order])[np.r_[start[1:] - 1, values.size - 1]]
+    return acceptable(vals, cum, p, tol)
 
 
 @pytest.mark.parametrize(
     ("n", "kind"),
-    [(13, "normal"), (25, "ties"), (40, "lognormal"), (97, "pareto"), (150, "normal"), (301, "ties")],
+    [
+        (13, "normal"),
+        (25, "ties"),
+        (40, "lognormal"),
+        (97, "pareto"),
+        (150, "normal"),
+        (301, "ties"),
+    ],
 )
 def test_matches_atom_table(n: int, kind: str) -> None:
     rng = np.random.default_rng(n)
@@ -262,7 +304,9 @@ def test_matches_atom_table(n: int, kind: str) -> None:
             "ties": rng.integers(0, 12, size=n).astype(np.float64),
         }[kind]
     )
-    qs = np.concatenate([[0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 3 / (n - 1)], rng.uniform(size=4)])
+    qs = np.concatenate(
+        [[0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 3 / (n - 1)], rng.uniform(size=4)]
+    )
     for level in LEVELS:
         lows, highs = exact_bootstrap_bounds(s, qs, level)
         a = (1.0 - level) / 2.0
@@ -270,33 +314,51 @@ def test_matches_atom_table(n: int, kind: str) -> None:
             values, prob = atom_table(s, q)
             assert prob.sum() == pytest.approx(1.0, abs=1e-12)
             assert prob.min() > -1e-15
-            order = np.argsort(values, kind="stable")
-            vals, start = np.unique(values[order], return_index=True)
-            cum = np.cumsum(prob[order])[np.r_[start[1:] - 1, values.size - 1]]
             for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
-                ok = acceptable(vals, cum, p, 1e-10)
+                ok = bounds_from_table(values, prob, p, 1e-10)
                 assert got in ok, (q, level, p, got, ok)
 
 
-@pytest.mark.parametrize("n", [50, 1000, 100_000])
+@pytest.mark.parametrize("n", [100_000, 1_000_000])
+def test_large_n_matches_windowed_atom_table(n: int) -> None:
+    # Atoms with J_(k) within 12 standard deviations of k and a gap of at
+    # most 80 ranks; what is left out weighs far below the 1e-8 tolerance
+    # (which covers gammaln's rounding at this n).
+    rng = np.random.default_rng(n)
+    s = np.sort(rng.lognormal(size=n))
+    qs = np.array([0.001, 0.3, 0.5, 0.999])
+    bounds = {level: exact_bootstrap_bounds(s, qs, level) for level in (0.9, 0.99)}
+    for iq, q in enumerate(qs):
+        k = math.floor((n - 1) * q)
+        assert (n - 1) * q > k  # the interpolating case
+        sd = math.sqrt(n * q * (1.0 - q)) + 1.0
+        lo = max(0, int(k - 12 * sd) - 5)
+        hi = min(n - 1, int(k + 12 * sd) + 5)
+        values, prob = atom_table(s, q, lo, hi, 80)
+        assert prob.sum() == pytest.approx(1.0, abs=1e-8)
+        for level, (lows, highs) in bounds.items():
+            a = (1.0 - level) / 2.0
+            for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
+                ok = bounds_from_table(values, prob, p, 1e-8)
+                assert got in ok, (q, level, p, got, ok)
+
+
+@pytest.mark.parametrize("n", [65, 1025, 131_073])
 def test_order_statistic_case_against_scipy_tails(n: int) -> None:
     # g = 0: the statistic is X*_(k), P(X*_(k) <= s_i) = P(Bin(n, (i+1)/n) >= k + 1).
+    # n - 1 is a power of two, so q = k / (n - 1) gives h = k exactly.
     s = np.sort(np.random.default_rng(n).lognormal(size=n))
     ks = [0, 1, n // 10, n // 2, n - 2, n - 1]
     qs = np.array([k / (n - 1) for k in ks])
-    for iq, k in enumerate(ks):
-        # k / (n - 1) may round below k after multiplying back; nudge up.
-        while (n - 1) * qs[iq] < k:
-            qs[iq] = np.nextafter(qs[iq], 1.0)
+    assert np.array_equal((n - 1) * qs, ks)
+    bounds = {level: exact_bootstrap_bounds(s, qs, level) for level in (0.9, 0.95, 0.99)}
     i = np.arange(n)
-    for level in (0.9, 0.95, 0.99):
-        lows, highs = exact_bootstrap_bounds(s, qs, level)
-        a = (1.0 - level) / 2.0
-        for iq, k in enumerate(ks):
-            assert (n - 1) * qs[iq] == k
-            cdf = stats.binom.sf(k, n, (i + 1) / n)
+    for iq, k in enumerate(ks):
+        cdf = stats.binom.sf(k, n, (i + 1) / n)
+        for level, (lows, highs) in bounds.items():
+            a = (1.0 - level) / 2.0
             for p, got in ((a, lows[iq]), (1.0 - a, highs[iq])):
-                assert got in acceptable(s, cdf, p, 1e-11)
+                assert got in acceptable(s, cdf, p, 1e-11), (k, level, p)
 
 
 def test_tiny_samples() -> None:
@@ -318,22 +380,29 @@ MC_QS = np.array([0.1, 0.25, 0.5, 0.75, 0.9, 0.99])
 MC_RESAMPLES = 200_000
 
 
-def monte_carlo_bounds(
-    s: np.ndarray, levels: tuple[float, ...], rng: np.random.Generator
-) -> dict[float, tuple[np.ndarray, np.ndarray]]:
+def monte_carlo_statistics(s: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``np.quantile(resample, MC_QS)`` for 200,000 i.i.d. resamples, in chunks.
+
+    A sorted resample is ``s`` at sorted uniform ranks, and ``np.quantile``
+    reads only the two order statistics around ``h = (n - 1) q``; so each
+    chunk sorts its int16 ranks and gives ``np.quantile`` those two columns.
+    The first chunk checks this against ``np.quantile`` of the full rows.
+    """
     n = s.size
+    h = (n - 1) * MC_QS
+    ks = np.floor(h).astype(np.int64)
     boot = np.empty((MC_QS.size, MC_RESAMPLES))
     chunk = max(1, 4_000_000 // n)
     for start in range(0, MC_RESAMPLES, chunk):
         stop = min(start + chunk, MC_RESAMPLES)
-        draws = s[rng.integers(0, n, size=(stop - start, n))]
-        boot[:, start:stop] = np.quantile(draws, MC_QS, axis=1)
-    out = {}
-    for level in levels:
-        a = (1.0 - level) / 2.0
-        lo, hi = np.quantile(boot, [a, 1.0 - a], axis=1)
-        out[level] = (lo, hi)
-    return out
+        ranks = rng.integers(0, n, size=(stop - start, n), dtype=np.int16)
+        ranks.sort(axis=1)
+        for iq, k in enumerate(ks):
+            boot[iq, start:stop] = np.quantile(s[ranks[:, k : k + 2]], h[iq] - k, axis=1)
+        if start == 0:
+            full = np.quantile(s[ranks], MC_QS, axis=1)
+            np.testing.assert_array_equal(boot[:, :stop], full)
+    return boot
 
 
 MC_CASES = [
@@ -341,7 +410,7 @@ MC_CASES = [
     ("pareto", 60),
     ("discrete", 150),
     ("lognormal", 400),
-    ("pareto", 800),
+    ("pareto", 1000),
     ("lognormal", 2000),
 ]
 
@@ -362,15 +431,26 @@ def test_agrees_with_monte_carlo_bootstrap(kind: str, n: int) -> None:
     rng = np.random.default_rng([n, len(kind)])
     s = np.sort(mc_sample(kind, n, rng))
     iqr = float(np.subtract(*np.quantile(s, [0.75, 0.25])))
-    levels = (0.9, 0.95, 0.99)
-    mc = monte_carlo_bounds(s, levels, rng)
-    worst = 0.0
-    for level in levels:
+    boot = monte_carlo_statistics(s, rng)
+    near_a_step = 0
+    for level in (0.9, 0.95, 0.99):
         lows, highs = exact_bootstrap_bounds(s, MC_QS, level)
-        mc_lo, mc_hi = mc[level]
-        worst = max(worst, float(np.max(np.abs(lows - mc_lo))) / iqr)
-        worst = max(worst, float(np.max(np.abs(highs - mc_hi))) / iqr)
-    assert worst <= 0.01, worst
+        a = (1.0 - level) / 2.0
+        for p, exact in ((a, lows), (1.0 - a, highs)):
+            mc = np.quantile(boot, p, axis=1)
+            for iq in range(MC_QS.size):
+                if abs(exact[iq] - mc[iq]) <= 0.01 * iqr:
+                    continue
+                # The statistic is discrete: when F at a neighbouring atom is
+                # within Monte Carlo error of p, the simulation may pick that
+                # atom, a whole data gap away (heavy tails: > 1% of the IQR).
+                # Then the exact bound must lie inside the simulation's own
+                # 4-standard-error band, and this must stay rare.
+                se = math.sqrt(p * (1.0 - p) / MC_RESAMPLES)
+                band = np.quantile(boot[iq], [max(p - 4 * se, 0.0), min(p + 4 * se, 1.0)])
+                assert band[0] <= exact[iq] <= band[1], (MC_QS[iq], level, p, exact[iq], mc[iq])
+                near_a_step += 1
+    assert near_a_step <= 1
 
 
 # --------------------------------------------------------------------------
@@ -401,7 +481,9 @@ def test_ordered_and_within_the_data(x: list[float], q: float, lvl: float) -> No
 
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(x=samples, q=quantile, lvl=level, seed=hs.integers(0, 2**32 - 1))
-def test_public_call_invariant_to_permutation(x: list[float], q: float, lvl: float, seed: int) -> None:
+def test_public_call_invariant_to_permutation(
+    x: list[float], q: float, lvl: float, seed: int
+) -> None:
     y = np.random.default_rng(seed).permutation(np.asarray(x))
     a = perfstats.percentile_ci(x, q, level=lvl, method="exact-bootstrap")
     b = perfstats.percentile_ci(y, q, level=lvl, method="exact-bootstrap")
@@ -425,7 +507,9 @@ def test_scales_with_the_data(x: list[float], q: float, lvl: float, power: int, 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(x=samples, q=quantile, levels=hs.lists(level, min_size=2, max_size=2, unique=True))
-def test_does_not_shrink_when_the_level_grows(x: list[float], q: float, levels: list[float]) -> None:
+def test_does_not_shrink_when_the_level_grows(
+    x: list[float], q: float, levels: list[float]
+) -> None:
     small, large = sorted(levels)
     s = np.sort(np.asarray(x))
     lo1, hi1 = exact_bootstrap_bounds(s, np.array([q]), small)

@@ -91,7 +91,7 @@ _SMALL_STIRLERR = _small_stirling_errors()
 
 
 @nb.njit(cache=True)
-def _stirlerr(j: np.int64) -> float:
+def _stirlerr(j: int) -> float:
     """``log(j!) - ((j + 1/2) log j - j + log(2 pi) / 2)`` for integer ``j >= 1``."""
     if j <= _STIRLING_CUT:
         return _SMALL_STIRLERR[j]
@@ -129,7 +129,7 @@ def _bd0(x: float, mean: float) -> float:
 
 
 @nb.njit(cache=True)
-def binom_pmf(r: np.int64, n: np.int64, nx: float, ny: float) -> float:
+def binom_pmf(r: int, n: int, nx: float, ny: float) -> float:
     """``P(X = r)`` for ``X ~ Binomial(n, nx / n)``, given ``nx + ny = n``.
 
     Parameters
@@ -154,11 +154,7 @@ def binom_pmf(r: np.int64, n: np.int64, nx: float, ny: float) -> float:
     if r == n:
         return math.exp(-_bd0(float(n), nx) - ny)
     lc = (
-        _stirlerr(n)
-        - _stirlerr(r)
-        - _stirlerr(n - r)
-        - _bd0(float(r), nx)
-        - _bd0(float(n - r), ny)
+        _stirlerr(n) - _stirlerr(r) - _stirlerr(n - r) - _bd0(float(r), nx) - _bd0(float(n - r), ny)
     )
     lf = _LOG_2PI + math.log(float(r)) + math.log1p(-float(r) / n)
     return math.exp(lc - 0.5 * lf)
@@ -204,7 +200,7 @@ def _beta_cf(a: float, b: float, x: float) -> float:
 
 
 @nb.njit(cache=True)
-def binom_upper_tail(r: np.int64, n: np.int64, nx: float, ny: float) -> float:
+def binom_upper_tail(r: int, n: int, nx: float, ny: float) -> float:
     """``P(X >= r)`` for ``X ~ Binomial(n, nx / n)``, given ``nx + ny = n``.
 
     Parameters
@@ -241,7 +237,7 @@ def binom_upper_tail(r: np.int64, n: np.int64, nx: float, ny: float) -> float:
 
 
 @nb.njit(cache=True)
-def _rank_tail(n: np.int64, r: np.int64, i: np.int64) -> float:
+def _rank_tail(n: int, r: int, i: int) -> float:
     """``P(C_i >= r)``: at least ``r`` of ``n`` draws have index ``<= i``."""
     if i < 0:
         return 0.0 if r > 0 else 1.0
@@ -267,26 +263,32 @@ def _normal_quantile_guess(p: float) -> float:
 
 
 @nb.njit(cache=True)
-def _first_rank(n: np.int64, r: np.int64, p: float, lo: np.int64) -> np.int64:
-    """Smallest ``i > lo`` with ``P(C_i >= r) >= p``, given it fails at ``lo``.
+def _first_rank(n: int, r: int, p: float) -> tuple[int, float]:
+    """Smallest ``i`` with ``P(C_i >= r) >= p``, and that probability.
 
     Starts from a normal approximation of the Beta(r, n - r + 1) quantile,
     gallops away from it and finishes by bisection, so a good guess costs
     two or three tail evaluations.
     """
-    hi = n - 1
+    lo = -1  # P(C_-1 >= r) = 0 < p
+    hi = n - 1  # P(C_{n-1} >= r) = 1 >= p
+    tail_hi = 1.0
     mu = r / (n + 1.0)
     sd = math.sqrt(mu * (1.0 - mu) / (n + 2.0))
     xg = mu + _normal_quantile_guess(p) * sd
-    guess = np.int64(math.ceil(n * min(max(xg, 0.0), 1.0))) - 1
-    guess = min(max(guess, lo + 1), hi)
-    if _rank_tail(n, r, guess) >= p:
+    guess = int(math.ceil(n * min(max(xg, 0.0), 1.0))) - 1
+    guess = min(max(guess, 0), hi)
+    value = _rank_tail(n, r, guess)
+    if value >= p:
         hi = guess
+        tail_hi = value
         step = 1
         while hi - step > lo:
             j = hi - step
-            if _rank_tail(n, r, j) >= p:
+            value = _rank_tail(n, r, j)
+            if value >= p:
                 hi = j
+                tail_hi = value
                 step *= 2
             else:
                 lo = j
@@ -296,18 +298,22 @@ def _first_rank(n: np.int64, r: np.int64, p: float, lo: np.int64) -> np.int64:
         step = 1
         while lo + step < hi:
             j = lo + step
-            if _rank_tail(n, r, j) >= p:
+            value = _rank_tail(n, r, j)
+            if value >= p:
                 hi = j
+                tail_hi = value
                 break
             lo = j
             step *= 2
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _rank_tail(n, r, mid) >= p:
+        value = _rank_tail(n, r, mid)
+        if value >= p:
             hi = mid
+            tail_hi = value
         else:
             lo = mid
-    return hi
+    return hi, tail_hi
 
 
 @nb.njit(cache=True, inline="always")
@@ -324,22 +330,22 @@ def _cdf_probe(
     s: np.ndarray,
     g: float,
     t: float,
-    i1: np.int64,
-    ilo: np.int64,
-    jhi: np.int64,
+    i1: int,
+    whi: int,
+    ilo: int,
+    jhi: int,
     tail1: np.ndarray,
     ahat: np.ndarray,
     e: np.ndarray,
 ) -> tuple[float, float, float]:
     """``F(t)`` for ``s_i1 <= t < s_i2``, the largest atom ``<= t``, the smallest ``> t``.
 
-    ``tail1[I - i1] = P(J_(k+1) <= I)``; ``ahat[i - ilo]`` and ``e[w - ilo]``
+    ``whi = i2 - 1``; ``tail1[I - i1] = P(J_(k+1) <= I)``; ``ahat[i - ilo]`` and ``e[w - ilo]``
     are the rescaled factors of the pair probabilities (see the module
     docstring). Pairs outside ``[ilo, jhi]`` carry less than 1e-19.
     """
-    big = tail1.shape[0] + i1 - 1
     top = i1
-    while top < big and s[top + 1] <= t:
+    while top < whi and s[top + 1] <= t:
         top += 1
     cdf = tail1[top - i1]
     below = s[top]
@@ -366,27 +372,40 @@ def _cdf_probe(
 
 
 @nb.njit(cache=True)
-def _inverse_cdf_order(s: np.ndarray, k: np.int64, p: float) -> float:
+def _inverse_cdf_order(s: np.ndarray, k: int, p: float) -> float:
     """``F^-1(p)`` when the statistic is the order statistic ``X*_(k)``."""
     n = s.shape[0]
-    return s[_first_rank(n, k + 1, p, -1)]
+    return s[_first_rank(n, k + 1, p)[0]]
 
 
 @nb.njit(cache=True)
-def _inverse_cdf_lerp(s: np.ndarray, k: np.int64, g: float, p: float) -> float:
+def _inverse_cdf_lerp(s: np.ndarray, k: int, g: float, p: float) -> float:
     """``F^-1(p)`` for ``lerp(X*_(k), X*_(k+1), g)`` with ``0 < g < 1``."""
     n = s.shape[0]
     m = n - k - 1
-    i1 = _first_rank(n, k + 1, p, -1)
+    i1, tail0 = _first_rank(n, k + 1, p)
     if s[i1] == s[n - 1]:
         return s[i1]
-    i2 = _first_rank(n, k + 2, p, i1 - 1)
+    # i2: first i with P(J_(k+1) <= i) >= p; it is i1 or a few ranks above
+    # (the two tails differ by one binomial probability, about the
+    # increment per rank), so scan up, getting P(C_i >= k + 2) as
+    # P(C_i >= k + 1) - P(C_i = k + 1): one pmf instead of a second tail.
+    tail1 = np.empty(8)
+    i2 = i1
+    while True:
+        below1 = tail0 - binom_pmf(k + 1, n, float(i2 + 1), float(n - 1 - i2))
+        if below1 >= p:
+            break
+        if i2 - i1 == tail1.shape[0]:
+            grown = np.empty(2 * tail1.shape[0])
+            grown[: tail1.shape[0]] = tail1
+            tail1 = grown
+        tail1[i2 - i1] = below1
+        i2 += 1
+        tail0 = _rank_tail(n, k + 1, i2)
     if s[i1] == s[i2]:
         return s[i1]
     whi = i2 - 1
-    tail1 = np.empty(i2 - i1)
-    for idx in range(i1, i2):
-        tail1[idx - i1] = _rank_tail(n, k + 2, idx)
 
     # Window: P(J_(k) < ilo, J_(k+1) > i1) and P(J_(k) <= whi,
     # J_(k+1) > jhi) are both below _NEGLIGIBLE.
@@ -395,12 +414,12 @@ def _inverse_cdf_lerp(s: np.ndarray, k: np.int64, g: float, p: float) -> float:
     log_neg = math.log(_NEGLIGIBLE)
     if p_ref > _NEGLIGIBLE:
         scale = math.exp((log_neg - math.log(p_ref)) / (k + 1))
-        ilo = np.int64(math.floor((ref + 1) * scale))
+        ilo = int(math.floor((ref + 1) * scale))
     else:
         ilo = ref
     ilo = min(max(ilo, 0), ref)
     reach = (n - 1 - whi) * (1.0 - math.exp(log_neg / m))
-    jhi = min(n - 1, whi + 1 + np.int64(math.ceil(reach)))
+    jhi = min(n - 1, whi + 1 + int(math.ceil(reach)))
 
     # e[w] = ((n-1-w) / (n-1-ref))^m, ahat[i] = p_ref * (c_i - c_{i-1}) with
     # c_w = ((w+1) / (ref+1))^(k+1): both as powers of 1 + small integer
@@ -425,7 +444,7 @@ def _inverse_cdf_lerp(s: np.ndarray, k: np.int64, g: float, p: float) -> float:
 
     lo_t = s[i1]
     hi_t = s[i2]
-    cdf, _, above_lo = _cdf_probe(s, g, lo_t, i1, ilo, jhi, tail1, ahat, e)
+    cdf, _, above_lo = _cdf_probe(s, g, lo_t, i1, whi, ilo, jhi, tail1, ahat, e)
     if cdf >= p:
         return lo_t
     # Invariant: F(lo_t) < p <= F(hi_t), hi_t an atom, above_lo the first
@@ -434,7 +453,7 @@ def _inverse_cdf_lerp(s: np.ndarray, k: np.int64, g: float, p: float) -> float:
         mid = 0.5 * lo_t + 0.5 * hi_t
         if mid <= lo_t or mid >= hi_t:
             mid = above_lo
-        cdf, below, above = _cdf_probe(s, g, mid, i1, ilo, jhi, tail1, ahat, e)
+        cdf, below, above = _cdf_probe(s, g, mid, i1, whi, ilo, jhi, tail1, ahat, e)
         if cdf >= p:
             hi_t = below
         else:
@@ -480,7 +499,7 @@ def exact_bootstrap_bounds(
     high = np.empty(nq)
     for idx in range(nq):
         h = (n - 1) * qs[idx]
-        k = np.int64(math.floor(h))
+        k = int(math.floor(h))
         g = h - k
         if k >= n - 1:
             # NumPy takes the last element when h reaches n - 1.

@@ -15,11 +15,10 @@ which bounds its relative rounding error by about ``RESTART**2 * eps / 2``
 ``REL`` times the term of the nearest point on its side; it stays negligible
 (it is farther, so its term decays faster), and all dropped terms together
 are below ``n * REL`` (1e-12 for a million points) of the density. Grid
-points whose density is below ``DEEP`` (far tails,
-gaps between clusters, where the reference's ``exp`` underflows into
-subnormals or to exactly 0) are recomputed term by term in the reference's
-own order of operations, so that a density is 0 exactly where the reference
-gives 0.
+points whose density is below ``DEEP`` (far tails and gaps between
+clusters, where the reference's ``exp`` underflows into subnormals or to
+exactly 0) are recomputed term by term in the reference's own order of
+operations, so that a density is 0 exactly where the reference gives 0.
 """
 
 from __future__ import annotations
@@ -142,12 +141,14 @@ def grid_density(s: FloatArray, xg: FloatArray, delta: float, norm: float) -> Fl
 
 @nb.njit(cache=True)
 def symmetric_kl_bits(p: FloatArray, q: FloatArray, step: float) -> float:
-    """Sum over the grid of ``p*step*log2(p/q) + q*step*log2(q/p)``.
+    """Sum over the grid of ``p*step*log2(p/q) + q*step*log2(q/p)``, as PT4Cloud writes it.
 
-    Written as ``(p - q) * step * log2(p / q)``, whose terms are never
-    negative, so the similarity never exceeds 1 through rounding. A point
-    where exactly one density is 0 makes the divergence infinite; a point
-    where both are 0 adds nothing (the convention 0 log 0/0 = 0).
+    Kept in that form (not ``(p-q)*step*log2(p/q)``) so that a ratio that
+    overflows makes the divergence infinite exactly where the reference's
+    does. A point where exactly one density is 0, or whose term is not
+    finite, makes the divergence infinite; a point where both are 0 adds
+    nothing (0 log 0/0 = 0). Each term is non-negative in exact arithmetic;
+    the total is clamped at 0 against rounding.
     """
     total = 0.0
     for k in range(p.size):
@@ -157,5 +158,8 @@ def symmetric_kl_bits(p: FloatArray, q: FloatArray, step: float) -> float:
             if pk != qk:
                 return math.inf
             continue
-        total += (pk - qk) * step * math.log2(pk / qk)
-    return total
+        term = pk * step * math.log2(pk / qk) + qk * step * math.log2(qk / pk)
+        if not term < math.inf:  # +inf, or nan from inf - inf
+            return math.inf
+        total += term
+    return max(total, 0.0)

@@ -32,8 +32,7 @@ def check_statistic(value: Any, name: str = "statistic") -> Statistic:
         if 0.0 < q < 1.0:
             return q
     raise ValueError(
-        f"{name} must be 'mean', 'median', a quantile in (0, 1) or a name like 'p90'; "
-        f"got {value!r}"
+        f"{name} must be 'mean', 'median', a quantile in (0, 1) or a name like 'p90'; got {value!r}"
     )
 
 

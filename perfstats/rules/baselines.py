@@ -121,7 +121,7 @@ class BasicBootstrap(Rule):
         band = scale * self.error
         stop = estimate - band < low and high < estimate + band
         label = statistic_label(self.statistic)
-        verdict = "under" if stop else "needs under"
+        verdict = "within the allowed" if stop else "needs under"
         return Decision(
             stop=stop,
             n=n,
@@ -194,14 +194,18 @@ class CoV(Rule):
         covs = [_cov(data[:m]) for m in sizes]
         spread = max(covs) - min(covs)
         stop = spread <= self.threshold
-        verdict = "at most" if stop else "needs at most"
+        verdict = (
+            f"within the {self.threshold:.4f} threshold"
+            if stop
+            else f"needs at most {self.threshold:.4f}"
+        )
         return Decision(
             stop=stop,
             n=n,
             rule=self.name,
             reason=(
                 f"CoV moved by {spread:.4f} over the last {self.window} judgements "
-                f"(now {covs[0]:.4f}); {verdict} {self.threshold:.4f}"
+                f"(now {covs[0]:.4f}); {verdict}"
             ),
             details={"covs": covs, "sizes": sizes, "spread": spread, "threshold": self.threshold},
         )

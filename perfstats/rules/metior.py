@@ -80,8 +80,8 @@ class Metior(Rule):
     >>> x = np.random.default_rng(0).normal(100.0, 5.0, size=300)
     >>> Metior(rng=0).check(x).stop
     True
-    >>> Metior(error=0.001, rng=0).check(x).reason
-    'median of the previous runs differs from all runs by up to 1.1% (95% quantile of |delta*|); needs at most 0.1%'
+    >>> print(Metior(error=0.001, rng=0).check(x).reason)
+    median of the previous runs differs from all runs by up to 1.1% (95% quantile of |delta*|); needs at most 0.1%
     """
 
     name = "Metior"
@@ -178,7 +178,7 @@ class Metior(Rule):
             change = float(np.quantile(np.abs(delta), self.level))
             details["change"] = change
             stop = change <= self.error
-            verdict = "at most" if stop else "needs at most"
+            verdict = "within the allowed" if stop else "needs at most"
             reason = (
                 f"{label} of the previous runs differs from all runs by up to {pct(change)} "
                 f"({self.level:.0%} quantile of |delta*|); {verdict} {pct(self.error)}"
@@ -188,7 +188,7 @@ class Metior(Rule):
             low, high = (float(v) for v in np.quantile(delta, [alpha / 2, 1.0 - alpha / 2]))
             details.update({"low": low, "high": high, "change": max(-low, high)})
             stop = -self.error < low and high < self.error
-            verdict = "within" if stop else "needs within"
+            verdict = "within the allowed" if stop else "needs within"
             reason = (
                 f"{self.level:.0%} CI of the {label}'s relative change is "
                 f"[{pct(low)}, {pct(high)}]; {verdict} ±{pct(self.error)}"

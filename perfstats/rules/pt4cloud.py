@@ -77,14 +77,15 @@ class PT4Cloud(Rule):
             )
         similarity = float(kl_similarity(previous, data))
         stop = similarity >= self.threshold
-        verdict = "at least" if stop else "needs at least"
+        verdict = (
+            f"reaches the {pct(self.threshold)} threshold"
+            if stop
+            else f"needs at least {pct(self.threshold)}"
+        )
         return Decision(
             stop=stop,
             n=n,
             rule=self.name,
-            reason=(
-                f"similarity of the previous and current runs is {pct(similarity)}; "
-                f"{verdict} {pct(self.threshold)}"
-            ),
+            reason=f"similarity of the previous and current runs is {pct(similarity)}; {verdict}",
             details={"similarity": similarity, "threshold": self.threshold},
         )

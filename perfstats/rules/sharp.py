@@ -107,11 +107,12 @@ class CIWidth(Rule):
         rel = half / mean
         details["relative_half_width"] = rel
         stop = rel < self.threshold
-        verdict = "under" if stop else "needs under"
-        reason = (
-            f"the mean's {self.level:.0%} CI reaches {pct(rel)} of the mean; "
-            f"{verdict} {pct(self.threshold)}"
+        verdict = (
+            f"below the {pct(self.threshold)} threshold"
+            if stop
+            else f"needs under {pct(self.threshold)}"
         )
+        reason = f"the mean's {self.level:.0%} CI reaches {pct(rel)} of the mean; {verdict}"
         return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)
 
 
@@ -166,10 +167,14 @@ class KSHalves(Rule):
         result = ks(data[:half], data[half:])
         statistic = float(result.statistic)
         stop = statistic < self.threshold
-        relation = "below" if stop else "needs under"
+        verdict = (
+            f"below the {self.threshold:.3f} threshold"
+            if stop
+            else f"needs under {self.threshold:.3f}"
+        )
         reason = (
             f"KS between the first {half} and the last {n - half} runs is {statistic:.3f}; "
-            f"{relation} {self.threshold:.3f}"
+            f"{verdict}"
         )
         return Decision(
             stop=stop,

@@ -122,14 +122,17 @@ def sshd(tmp: Path) -> Iterator[SshServer]:
     proc = subprocess.Popen(
         [sshd_bin, "-D", "-e", "-f", str(config)],
         stdout=subprocess.DEVNULL,
-        stderr=open(tmp / "sshd.log", "wb"),  # noqa: SIM115 - closed with the process
+        stderr=open(tmp / "sshd.log", "wb"),
         start_new_session=True,
     )
     try:
         wait_for_port(port, proc, 15, "sshd")
-        user = os.environ.get("USER") or subprocess.run(
-            ["id", "-un"], check=True, capture_output=True, text=True
-        ).stdout.strip()
+        user = (
+            os.environ.get("USER")
+            or subprocess.run(
+                ["id", "-un"], check=True, capture_output=True, text=True
+            ).stdout.strip()
+        )
         yield SshServer(port, user, user_key, known_hosts, wrong, proc.pid)
     finally:
         stop(proc)
@@ -208,10 +211,15 @@ class FunctionServer:
         ff = require("functions-framework")
         self.tmp.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
-            [ff, f"--target={self.target}", f"--source={HERE / 'function_main.py'}",
-             f"--host={LOOPBACK}", f"--port={self.port}"],  # fmt: skip
+            [
+                ff,
+                f"--target={self.target}",
+                f"--source={HERE / 'function_main.py'}",
+                f"--host={LOOPBACK}",
+                f"--port={self.port}",
+            ],
             stdout=subprocess.DEVNULL,
-            stderr=open(self.tmp / f"ff-{self.starts}.log", "wb"),  # noqa: SIM115
+            stderr=open(self.tmp / f"ff-{self.starts}.log", "wb"),
             start_new_session=True,
         )
         self.starts += 1
@@ -256,7 +264,7 @@ def moto_server(tmp: Path) -> Iterator[MotoServer]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", LOOPBACK, "-p", str(port)],
         stdout=subprocess.DEVNULL,
-        stderr=open(tmp / "moto.log", "wb"),  # noqa: SIM115
+        stderr=open(tmp / "moto.log", "wb"),
         start_new_session=True,
     )
     try:

@@ -1,0 +1,88 @@
+"""The Command target on real local processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+from perfstats.adapters import Command
+from perfstats.adapters.builtin import builtin_target
+
+PY = sys.executable
+
+
+def test_a_real_python_workload_is_timed() -> None:
+    fast = Command([PY, "-I", "-S", "-c", "pass"])
+    slow = Command([PY, "-I", "-S", "-c", "import time; time.sleep(0.3)"])
+    a, b = fast.invoke(), slow.invoke()
+    assert a.ok and b.ok and a.unit == b.unit == "ns" and a.cold is None
+    assert b.value is not None and b.value >= 0.3e9
+    assert a.value is not None and 0 < a.value < b.value
+    assert b.extra["returncode"] == 0
+
+
+def test_reported_value_from_the_builtin_workload() -> None:
+    m = builtin_target(size=2000, repeat=2).invoke()
+    assert m.ok and m.unit == "ns"
+    # The reported computation time excludes interpreter start-up.
+    assert m.value is not None and 0 < m.value < m.extra["wall_ns"]
+
+
+def test_json_field_and_environment(tmp_path) -> None:
+    code = "import json, os; print(json.dumps({'v': float(os.environ['X']) * 2}))"
+    target = Command([PY, "-c", code], env={"X": "21"}, json_field="v", unit="ms", cwd=tmp_path)
+    m = target.invoke()
+    assert m.ok and m.value == 42.0 and m.unit == "ms"
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path) -> None:
+    marker = tmp_path / "child-survived"
+    # A shell whose child would write the marker after 2 s unless killed too.
+    script = f"(sleep 2; touch {marker}) & sleep 30"
+    target = Command(["sh", "-c", script], timeout=0.5)
+    t0 = time.monotonic()
+    m = target.invoke()
+    assert time.monotonic() - t0 < 5
+    assert m.status == "timeout" and m.value is None and "0.5 s" in (m.error or "")
+    time.sleep(2.5)
+    assert not marker.exists()
+
+
+def test_failing_command_is_an_error_with_its_message() -> None:
+    m = Command(["sh", "-c", "echo broken pipe fitting >&2; exit 3"]).invoke()
+    assert m.status == "error" and m.value is None
+    assert m.error == "exit status 3: broken pipe fitting"
+    assert m.extra["returncode"] == 3
+
+
+def test_missing_value_in_output_is_an_error() -> None:
+    m = Command(["echo", "no number"], regex=r"t=(\d+)").invoke()
+    assert m.status == "error" and "found nothing" in (m.error or "")
+
+
+@pytest.mark.parametrize(
+    ("argv", "kwargs", "message"),
+    [
+        (["definitely-not-a-program-x9"], {}, "not found"),
+        (["./missing.sh"], {}, "not found"),
+        ("echo hi", {}, "list of strings"),
+        ([], {}, "must not be empty"),
+        (["true"], {"timeout": -1}, "timeout"),
+        (["true"], {"timeout": "soon"}, "timeout"),
+        (["true"], {"cwd": "/no/such/dir"}, "not a directory"),
+        (["true"], {"env": {"A": 1}}, "string values"),
+    ],
+)
+def test_bad_input_fails_before_running(argv, kwargs, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        Command(argv, **kwargs)
+
+
+def test_secret_environment_is_redacted_in_config() -> None:
+    target = Command(["true"], env={"API_TOKEN": "hunter2", "MODE": "fast"})
+    config = target.config()
+    assert config["env"] == {"API_TOKEN": "<redacted>", "MODE": "fast"}
+    assert config["kind"] == "command"
+    assert os.path.basename(config["executable"]) == "true"

@@ -1,0 +1,127 @@
+"""The LambdaFunction target through boto3 against the moto server on loopback.
+
+moto runs Lambda without Docker here, so invocations return the payload but
+no log: the REPORT line parsing is tested in test_adapters_parsing.py on
+the format AWS documents, the API calls (create, invoke, update) here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from adapters_support.services import MotoServer, aws_env, moto_server
+from perfstats.adapters import LambdaFunction, TargetFailed, read_record, run
+from perfstats.adapters.awslambda import COLD_VARIABLE
+from perfstats.adapters.cli import main
+
+from perfstats.rules import Fixed
+
+REGION = "us-east-1"
+
+
+@pytest.fixture(scope="module")
+def moto(tmp_path_factory) -> Iterator[MotoServer]:
+    with moto_server(tmp_path_factory.mktemp("moto")) as server:
+        yield server
+
+
+@pytest.fixture(autouse=True)
+def credentials(moto: MotoServer, monkeypatch) -> None:
+    for key, value in aws_env(moto.endpoint).items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(scope="module")
+def client(moto: MotoServer) -> Any:
+    return boto3.client(
+        "lambda", region_name=REGION, endpoint_url=moto.endpoint,
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def function(moto: MotoServer, client: Any) -> str:
+    iam = boto3.client(
+        "iam", region_name=REGION, endpoint_url=moto.endpoint,
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+    )  # fmt: skip
+    role = iam.create_role(RoleName="perfstats-test", AssumeRolePolicyDocument="{}")
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as z:
+        z.writestr("main.py", "def handler(event, context):\n    return event\n")
+    client.create_function(
+        FunctionName="echo", Runtime="python3.11", Role=role["Role"]["Arn"],
+        Handler="main.handler", Code={"ZipFile": code.getvalue()},
+        Environment={"Variables": {"MODE": "bench"}},
+    )  # fmt: skip
+    return "echo"
+
+
+def _target(moto: MotoServer, name: str, **kwargs: Any) -> LambdaFunction:
+    return LambdaFunction(name, region=REGION, endpoint_url=moto.endpoint, **kwargs)
+
+
+def test_invoke_measures_the_call(moto: MotoServer, function: str) -> None:
+    m = _target(moto, function, metric="wall", payload={"x": 1}).invoke()
+    assert m.ok and m.unit == "ns" and m.value is not None and m.value > 0
+    assert m.extra["status_code"] == 200
+    assert m.cold is None  # no REPORT line, so unknown
+
+
+def test_value_from_the_response(moto: MotoServer, function: str) -> None:
+    m = _target(moto, function, payload={"t": {"ms": 3.5}}, json_field="t.ms", unit="ms").invoke()
+    assert m.ok and m.value == 3.5 and m.unit == "ms"
+
+
+def test_without_a_report_line_duration_is_an_error_not_a_value(moto, function, tmp_path) -> None:
+    path = tmp_path / "l.csv"
+    with pytest.raises(TargetFailed, match="no REPORT line"):
+        run(_target(moto, function), Fixed(n=3), record=path, progress=False, max_failures=2)
+    df = read_record(path)
+    assert df["status"].tolist() == ["error", "error"] and df["value"].isna().all()
+
+
+def test_force_cold_changes_the_configuration_each_time(moto, function, client) -> None:
+    target = _target(moto, function, metric="wall", force_cold=True)
+    seen = []
+    for _ in range(3):
+        m = target.invoke()
+        assert m.ok and m.extra["forced_cold"] is True
+        variables = client.get_function_configuration(FunctionName=function)["Environment"][
+            "Variables"
+        ]
+        assert variables["MODE"] == "bench"  # the function's own variables are kept
+        seen.append(variables[COLD_VARIABLE])
+    assert len(set(seen)) == 3
+    target.close()
+    restored = client.get_function_configuration(FunctionName=function)["Environment"]
+    assert restored["Variables"] == {"MODE": "bench"}
+
+
+def test_missing_function_and_bad_options(moto: MotoServer, function: str) -> None:
+    with pytest.raises(ValueError, match="ResourceNotFoundException"):
+        _target(moto, "no-such-function")
+    with pytest.raises(ValueError, match="force_cold"):
+        _target(moto, function, force_cold=True, qualifier="prod")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        _target(moto, function, metric="vibes")
+
+
+def test_cli_run_against_moto(moto: MotoServer, function: str, tmp_path, capsys) -> None:
+    path = tmp_path / "cli.csv"
+    code = main([
+        "run", "--target", "lambda", "--rule", "fixed", "-r", "n=5", "--record", str(path),
+        "-t", f"region={REGION}", "-t", f"endpoint_url={moto.endpoint}", "-t", "metric=wall",
+        "-t", 'payload={"size": 128}', "--no-progress", "--json", "--", function,
+    ])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["target"]["function"] == "echo" and data["counts"]["ok"] == 5
+    assert len(read_record(path)) == 5
