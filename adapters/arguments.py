@@ -9,7 +9,14 @@ from typing import Any
 
 
 def check_argv(argv: Any, name: str = "argv") -> list[str]:
-    """A non-empty list of strings; a single string is refused (no shell parsing)."""
+    """A non-empty list of strings; a single string is refused (no shell parsing).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_argv
+    >>> check_argv(("ls", "-l"))
+    ['ls', '-l']
+    """
     if isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence):
         raise ValueError(f"{name} must be a list of strings (no shell string); got {argv!r}")
     items = list(argv)
@@ -21,7 +28,14 @@ def check_argv(argv: Any, name: str = "argv") -> list[str]:
 
 
 def check_timeout(timeout: Any, name: str = "timeout") -> float | None:
-    """None (no limit) or a positive finite number of seconds."""
+    """None (no limit) or a positive finite number of seconds.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_timeout
+    >>> check_timeout(5), check_timeout(None)
+    (5.0, None)
+    """
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
@@ -32,7 +46,14 @@ def check_timeout(timeout: Any, name: str = "timeout") -> float | None:
 
 
 def check_env(env: Any, name: str = "env") -> dict[str, str] | None:
-    """None or a mapping of string names to string values."""
+    """None or a mapping of string names to string values.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_env
+    >>> check_env({"MODE": "fast"})
+    {'MODE': 'fast'}
+    """
     if env is None:
         return None
     if not isinstance(env, Mapping) or not all(
@@ -43,12 +64,26 @@ def check_env(env: Any, name: str = "env") -> dict[str, str] | None:
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    """One of ``choices``."""
+    """One of ``choices``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_choice
+    >>> check_choice("warm", "mode", ("cold", "warm"))
+    'warm'
+    """
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
     return str(value)
 
 
 def show_argv(argv: Sequence[str]) -> str:
-    """``argv`` as a shell-quoted string, for labels and messages."""
+    """``argv`` as a shell-quoted string, for labels and messages.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import show_argv
+    >>> show_argv(["echo", "two words"])
+    "echo 'two words'"
+    """
     return shlex.join(argv)

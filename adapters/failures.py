@@ -15,6 +15,16 @@ class TargetFailed(RuntimeError):
     ----------
     result : RunResult
         What the run collected before it gave up.
+
+    Examples
+    --------
+    >>> from perfstats.adapters import Command, TargetFailed, run
+    >>> try:
+    ...     run(Command(["false"]), "fixed", rule_options={"n": 5}, max_failures=2,
+    ...         progress=False)
+    ... except TargetFailed as exc:
+    ...     print(exc.result.stopped_by, len(exc.result.measurements))
+    failures 2
     """
 
     def __init__(self, message: str, result: Any) -> None:

@@ -55,6 +55,13 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
 
 
 def percent(value: Any) -> str:
-    """A fraction as a percentage with two decimals (``inf`` stays ``inf``)."""
+    """A fraction as a percentage with two decimals (``inf`` stays ``inf``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.formatting import percent
+    >>> percent(0.0123), percent(float("inf"))
+    ('1.23%', 'inf')
+    """
     v = float(value)
     return f"{100 * v:.2f}%" if math.isfinite(v) else str(v)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
+import http.client
 import json
-import socket
 import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from .arguments import check_argv, check_timeout, show_argv
+from .connections import HttpClient
 from .measurement import ERROR, TIMEOUT, Measurement, utc_now
 from .processes import ProcessRunner
 from .reading import ValueReader
@@ -47,6 +45,11 @@ class HttpFunction(Target):
     cold_header : str, optional
         A response header whose value tells cold (``"true"``/``"1"``) from
         warm, when the platform reports it.
+    keep_alive : bool, default False
+        Reuse one connection per thread, so the value excludes TCP/TLS
+        set-up (see :class:`~perfstats.adapters.connections.HttpClient`).
+        By default every request opens its own connection. Proxy variables
+        are not used: the function is called directly.
     regex, json_field, unit : optional
         Read the value from the response body instead of timing the request.
     label : str, optional
@@ -72,6 +75,7 @@ class HttpFunction(Target):
         timeout: float = 60.0,
         cold_start: ColdStartHook | Sequence[str] | None = None,
         cold_header: str | None = None,
+        keep_alive: bool = False,
         regex: str | None = None,
         json_field: str | None = None,
         unit: str | None = None,
@@ -116,6 +120,8 @@ class HttpFunction(Target):
             self._hook = self._run_hook_command
         self._runner = ProcessRunner()
         self.cold_header = cold_header
+        self.keep_alive = bool(keep_alive)
+        self._client = HttpClient(url, timeout=self.timeout, keep_alive=self.keep_alive)
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         self.name = label or f"{self.method} {url}"
         self._serial = threading.Lock()
@@ -134,6 +140,8 @@ class HttpFunction(Target):
             started_at = utc_now()
             try:
                 self._hook()
+                # A new instance means a new connection too.
+                self._client.close()
             except Exception as exc:
                 return Measurement.failure(
                     f"cold-start hook failed: {exc}",
@@ -144,57 +152,54 @@ class HttpFunction(Target):
             return self._request(cold=True)
 
     def _request(self, *, cold: bool | None) -> Measurement:
-        request = urllib.request.Request(
-            self.url, data=self._body, headers=self.headers, method=self.method
-        )
         started_at = utc_now()
-        t0 = time.monotonic_ns()
-        status: int | None = None
 
-        def failed(message: str, kind: str = ERROR) -> Measurement:
-            extra = {"wall_ns": time.monotonic_ns() - t0, "http_status": status}
+        def failed(message: str, kind: str = ERROR, status: int | None = None) -> Measurement:
             return Measurement.failure(
                 message,
                 unit=self.reader.unit,
                 cold=cold,
                 started_at=started_at,
                 status=kind,
-                extra=extra,
+                extra={"http_status": status},
             )
 
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                body = response.read()
-                wall_ns = time.monotonic_ns() - t0
-                status = int(response.status)
-                reported = response.headers.get(self.cold_header) if self.cold_header else None
-        except urllib.error.HTTPError as exc:
-            status = exc.code
-            text = _text(exc.read())
-            return failed(f"HTTP {exc.code} {exc.reason}" + (f": {text}" if text else ""))
-        except urllib.error.URLError as exc:
-            if _is_timeout(exc.reason):
-                return failed(f"no response within {self.timeout:g} s", TIMEOUT)
-            return failed(f"cannot reach {self.url}: {_reason(exc.reason)}")
+            response = self._client.send(self.method, self._body, self.headers)
         except TimeoutError:
             return failed(f"no response within {self.timeout:g} s", TIMEOUT)
-        except (OSError, ValueError) as exc:
-            # Connection reset mid-body, malformed responses, ...
-            return failed(f"{self.url}: {_reason(exc)}")
-        if reported is not None:
-            cold = reported.strip().lower() in ("1", "true", "yes", "cold")
-        text = _text(body, limit=None)
-        extra = {"wall_ns": wall_ns, "http_status": status, "bytes": len(body)}
+        except OSError as exc:
+            return failed(f"cannot reach {self.url}: {exc.strerror or exc}")
+        except http.client.HTTPException as exc:
+            return failed(f"{self.url}: {type(exc).__name__}: {exc}")
+        started_at = response.started_at
+        extra = {
+            "wall_ns": response.wall_ns,
+            "http_status": response.status,
+            "bytes": len(response.body),
+            "reused_connection": response.reused,
+        }
+        if response.status >= 400:
+            text = _text(response.body)
+            return failed(
+                f"HTTP {response.status} {response.reason}" + (f": {text}" if text else ""),
+                status=response.status,
+            )
+        if self.cold_header:
+            reported = response.headers.get(self.cold_header)
+            if reported is not None:
+                cold = reported.strip().lower() in ("1", "true", "yes", "cold")
         try:
-            value = self.reader.read(text, wall_ns=wall_ns)
+            value = self.reader.read(_text(response.body, limit=None), wall_ns=response.wall_ns)
         except ValueError as exc:
-            return failed(str(exc))
+            return failed(str(exc), status=response.status)
         return Measurement(
             value=value, unit=self.reader.unit, cold=cold, started_at=started_at, extra=extra
         )
 
     def close(self) -> None:
         self._runner.kill_all()
+        self._client.close()
 
     def _config(self) -> dict[str, Any]:
         hook: Any = None
@@ -210,6 +215,7 @@ class HttpFunction(Target):
             "timeout": self.timeout,
             "cold_start": hook,
             "cold_header": self.cold_header,
+            "keep_alive": self.keep_alive,
             **self.reader.config(),
         }
 
@@ -227,16 +233,6 @@ def _encode(payload: Any) -> tuple[bytes | None, str | None]:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"payload is not JSON-serialisable: {exc}") from None
     raise ValueError(f"payload must be a dict, list, str or bytes; got {type(payload).__name__}")
-
-
-def _is_timeout(reason: Any) -> bool:
-    return isinstance(reason, (TimeoutError, socket.timeout)) or "timed out" in str(reason)
-
-
-def _reason(reason: Any) -> str:
-    if isinstance(reason, OSError) and reason.strerror:
-        return str(reason.strerror)
-    return str(reason)
 
 
 def _text(body: bytes, limit: int | None = 200) -> str:

@@ -58,6 +58,12 @@ class LambdaReport:
         SnapStart restore time, when present.
     status : str or None
         ``Status`` field some runtimes add on failures (``timeout``, ``error``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters import LambdaReport
+    >>> LambdaReport("r1", 12.3, 13.0, 128.0, 18.0).cold
+    False
     """
 
     request_id: str | None

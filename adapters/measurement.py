@@ -15,7 +15,14 @@ STATUSES = (OK, ERROR, TIMEOUT)
 
 
 def utc_now() -> datetime:
-    """The current wall-clock time, timezone-aware in UTC."""
+    """The current wall-clock time, timezone-aware in UTC.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.measurement import utc_now
+    >>> utc_now().tzname()
+    'UTC'
+    """
     return datetime.now(timezone.utc)
 
 
@@ -99,6 +106,13 @@ class Measurement:
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """Collapse ``text`` to one line of at most ``limit`` characters for records."""
+    """Collapse ``text`` to one line of at most ``limit`` characters for records.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.measurement import one_line
+    >>> one_line("Traceback:\\n  boom\\n")
+    'Traceback: boom'
+    """
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -42,6 +42,14 @@ class Outcome:
         True when it was killed at the deadline.
     start_error : str or None
         Why it could not be started (missing executable, permission).
+    timeout : float or None
+        The deadline it was given, in seconds.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.processes import ProcessRunner
+    >>> ProcessRunner().run(["sh", "-c", "echo oops >&2; exit 2"]).failure()
+    'exit status 2: oops'
     """
 
     started_at: datetime

@@ -45,7 +45,17 @@ def metadata_path(path: str | os.PathLike[str]) -> Path:
 
 
 def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
-    """One record row (plain Python values) for a measurement."""
+    """One record row (plain Python values) for a measurement.
+
+    Examples
+    --------
+    >>> from perfstats.adapters import Measurement
+    >>> from perfstats.adapters.measurement import utc_now
+    >>> m = Measurement(value=2.5, unit="ms", cold=True, started_at=utc_now())
+    >>> row = row_of(7, 2, "measure", "my target", m)
+    >>> row["run"], row["interval"], row["value"], row["status"]
+    (7, 2, 2.5, 'ok')
+    """
     return {
         "run": run,
         "interval": interval,

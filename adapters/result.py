@@ -40,6 +40,15 @@ class RunResult:
         The seed of this run (see :func:`run`).
     elapsed : float
         Seconds this call took.
+    metadata : Mapping
+        The record's metadata (machine, software, target, rule, sessions).
+
+    Examples
+    --------
+    >>> from perfstats.adapters import Command, run
+    >>> result = run(Command(["true"]), "fixed", rule_options={"n": 4}, progress=False)
+    >>> result.stopped_by, result.values.size, result.decision.stop
+    ('rule', 4, True)
     """
 
     decision: Decision

@@ -46,7 +46,12 @@ class Settings:
 
 
 class Session:
-    """One call of :func:`run`: the state of the scheduling loop."""
+    """The state of one call of :func:`perfstats.adapters.run`.
+
+    Internal to the driver: :func:`~perfstats.adapters.run` validates the
+    arguments, opens the record and builds one ``Session``, whose
+    :meth:`execute` runs the intervals and returns the result.
+    """
 
     def __init__(
         self,
@@ -96,26 +101,11 @@ class Session:
         return self._result(stopped_by, seed, metadata)
 
     def _loop(self) -> str:
-        warmups = 0 if self._resumed_measures else self.settings.warmup - self._resumed_warmups
         pool = ThreadPoolExecutor(
             max_workers=self.settings.concurrency, thread_name_prefix="perfstats-invoke"
         )
         try:
-            if warmups > 0:
-                self._batch(pool, warmups, phase=WARMUP, interval=0)
-                if self._out_of_time():
-                    return "max_seconds"
-            size = self.rule.interval
-            while not self.monitor.decision.stop:
-                n_ok = len(self.monitor.data)
-                goal = (n_ok // size + 1) * size
-                if self.settings.max_n is not None:
-                    goal = min(goal, self.settings.max_n)
-                values = self._batch(pool, goal - n_ok, phase=MEASURE, interval=n_ok // size + 1)
-                decision = self.monitor.add(values) if values else self.monitor.decision
-                self._show(decision)
-                if len(values) < goal - n_ok:
-                    return "max_seconds"
+            stopped_by = self._intervals(pool)
         except BaseException:
             # Kill what is running first, or shutting the pool down would wait
             # for every invocation in flight to finish by itself.
@@ -123,6 +113,25 @@ class Session:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
+        return stopped_by
+
+    def _intervals(self, pool: ThreadPoolExecutor) -> str:
+        warmups = 0 if self._resumed_measures else self.settings.warmup - self._resumed_warmups
+        if warmups > 0:
+            self._batch(pool, warmups, phase=WARMUP, interval=0)
+            if self._out_of_time():
+                return "max_seconds"
+        size = self.rule.interval
+        while not self.monitor.decision.stop:
+            n_ok = len(self.monitor.data)
+            goal = (n_ok // size + 1) * size
+            if self.settings.max_n is not None:
+                goal = min(goal, self.settings.max_n)
+            values = self._batch(pool, goal - n_ok, phase=MEASURE, interval=n_ok // size + 1)
+            decision = self.monitor.add(values) if values else self.monitor.decision
+            self._show(decision)
+            if len(values) < goal - n_ok:
+                return "max_seconds"
         details = self.monitor.decision.details
         return "max_n" if details.get("max_n_reached") else "rule"
 

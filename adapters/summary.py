@@ -83,7 +83,15 @@ def counts(measurements: pd.DataFrame) -> dict[str, Any]:
 
 
 def describe(measurements: pd.DataFrame) -> dict[str, Any]:
-    """Location and spread of the judged values, with their unit."""
+    """Location and spread of the judged values, with their unit.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import frame
+    >>> from perfstats.adapters.summary import describe
+    >>> describe(frame([]))
+    {'n': 0, 'unit': ''}
+    """
     values = judged_values(measurements)
     ok = measurements[(measurements["status"] == "ok") & (measurements["phase"] == MEASURE)]
     units = sorted(set(ok["unit"]))
@@ -100,7 +108,15 @@ def describe(measurements: pd.DataFrame) -> dict[str, Any]:
 
 
 def top_errors(measurements: pd.DataFrame, limit: int = 3) -> list[dict[str, Any]]:
-    """The most frequent failure messages."""
+    """The most frequent failure messages.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.record import frame
+    >>> from perfstats.adapters.summary import top_errors
+    >>> top_errors(frame([]))
+    []
+    """
     failed = measurements[measurements["status"] != "ok"]
     if not len(failed):
         return []
@@ -112,7 +128,16 @@ def top_errors(measurements: pd.DataFrame, limit: int = 3) -> list[dict[str, Any
 
 
 def report(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything ``perfstats report`` shows, as plain data."""
+    """Everything ``perfstats report`` shows, as plain data.
+
+    Examples
+    --------
+    >>> from perfstats.adapters import read_record
+    >>> from perfstats.adapters.record import read_metadata
+    >>> from perfstats.adapters.summary import report
+    >>> report(read_record("run.csv"), read_metadata("run.csv"))["counts"]  # doctest: +SKIP
+    {'invocations': 35, 'warmup': 0, 'measured': 35, 'ok': 35, ...}
+    """
     sessions = list(metadata.get("sessions", []))
     last = sessions[-1] if sessions else {}
     return {

@@ -25,6 +25,24 @@ class Target(ABC):
         the name the command line uses.
     name : str
         Label written in every record row.
+
+    Examples
+    --------
+    A target only needs ``invoke`` and ``_config``:
+
+    >>> import time
+    >>> from perfstats.adapters import Measurement, Target
+    >>> from perfstats.adapters.measurement import utc_now
+    >>> class Sleep(Target):
+    ...     kind, name = "sleep", "sleep 1 ms"
+    ...     def invoke(self):
+    ...         t0 = time.monotonic_ns()
+    ...         time.sleep(0.001)
+    ...         return Measurement(time.monotonic_ns() - t0, "ns", None, utc_now())
+    ...     def _config(self):
+    ...         return {"seconds": 0.001}
+    >>> Sleep().invoke().status, Sleep().config()["kind"]
+    ('ok', 'sleep')
     """
 
     kind: str = "target"

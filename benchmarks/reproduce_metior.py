@@ -52,7 +52,7 @@ from perfstats.rules import BasicBootstrap, CoV, Metior, PT4Cloud, Rule
 from perfstats.scoring import score_estimate
 
 ERROR = 0.03
-STATISTICS = {"mean": "mean", "p90": 0.9}
+STATISTICS: dict[str, str | float] = {"mean": "mean", "p90": 0.9}
 TECHNIQUES = ("Metior", "BasicBT", "CoV", "PT4Cloud", "PT4Cloud-day")
 CLOUDS = ("aws", "chameleon", "all")
 
@@ -134,15 +134,16 @@ def load_pt4cloud(root: Path, *, names: Sequence[str] | None = None) -> list[Tra
     """The traces of ``manifest.csv``, split into test part and ground truth."""
     manifest = pd.read_csv(root / "pt4cloud" / "manifest.csv")
     traces = []
-    for row in manifest.itertuples(index=False):
-        name = str(row.file).removesuffix(".txt")
+    for record in manifest.to_dict("records"):
+        file = str(record["file"])
+        name = file.removesuffix(".txt")
         if names is not None and name not in names:
             continue
-        x = np.loadtxt(root / "pt4cloud" / str(row.file), dtype=np.float64, ndmin=1)
-        if x.size != int(row.n_total):
-            raise ValueError(f"{row.file} has {x.size} points; manifest says {row.n_total}")
-        n_test = int(row.n_test)
-        traces.append(Trace(name, str(row.cloud), x[:n_test], x[n_test:]))
+        x = np.loadtxt(root / "pt4cloud" / file, dtype=np.float64, ndmin=1)
+        if x.size != int(record["n_total"]):
+            raise ValueError(f"{file} has {x.size} points; manifest says {record['n_total']}")
+        n_test = int(record["n_test"])
+        traces.append(Trace(name, str(record["cloud"]), x[:n_test], x[n_test:]))
     return traces
 
 

@@ -48,7 +48,14 @@ class Decision:
         return self.stop
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form (for JSON records)."""
+        """Plain-data form (for JSON records).
+
+        Examples
+        --------
+        >>> from perfstats import Decision
+        >>> Decision(stop=True, n=5, rule="Fixed", reason="5 of 5 runs done").to_dict()["stop"]
+        True
+        """
         return {
             "stop": self.stop,
             "n": self.n,

@@ -8,6 +8,7 @@ import numpy as np
 
 from ._validation import as_sample, check_int
 from .decision import Decision
+from .rules._wording import runs
 from .rules.base import Rule
 
 
@@ -85,6 +86,14 @@ class Monitor:
 
         After the monitor has stopped, further values are still stored in
         :attr:`data` but not judged.
+
+        Examples
+        --------
+        >>> from perfstats import Monitor
+        >>> from perfstats.rules import Fixed
+        >>> m = Monitor(Fixed(n=3), max_n=10)
+        >>> m.add(1.0).reason
+        '1 run; next check at 3 (no judgement yet)'
         """
         if isinstance(values, (int, float, np.number)) and not isinstance(values, bool):
             values = [values]
@@ -131,7 +140,7 @@ class Monitor:
             stop=False,
             n=n,
             rule=self.rule.name,
-            reason=f"{n} runs; next check at {nxt} ({last})",
+            reason=f"{runs(n)}; next check at {nxt} ({last})",
             details={"next_check": nxt},
         )
 

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,9 +34,9 @@ from .rules.base import Rule
 
 COLUMNS = ["trace", "start", "stop_n", "stopped", "checks", "reason"]
 
-RuleSpec = Union[Rule, Mapping[str, Rule]]
-StartSpec = Union[int, Sequence[int], Mapping[str, Sequence[int]]]
-LimitSpec = Union[None, int, Mapping[str, int]]
+RuleSpec = Rule | Mapping[str, Rule]
+StartSpec = int | Sequence[int] | Mapping[str, Sequence[int]]
+LimitSpec = int | Mapping[str, int] | None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -11,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from adapters_support.services import require
 from perfstats.adapters import read_record
 from perfstats.adapters.cli import main
 
@@ -33,8 +33,7 @@ def test_help_shows_examples(capsys, command) -> None:
 
 
 def test_console_script_runs_the_builtin_workload_quickly(tmp_path) -> None:
-    exe = shutil.which("perfstats")
-    assert exe is not None, "the perfstats console script is not installed (pip install -e .)"
+    exe = require("perfstats")  # the console script pip installed
     t0 = time.monotonic()
     done = subprocess.run([exe, "run", "--json", "--record", str(tmp_path / "b.csv")],
                           capture_output=True, text=True, timeout=120)  # fmt: skip

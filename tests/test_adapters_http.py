@@ -59,6 +59,23 @@ def test_http_errors_and_timeouts(server: FunctionServer) -> None:
     assert m.status == "timeout" and "1 s" in (m.error or "")
 
 
+def test_keep_alive_reuses_one_connection(server: FunctionServer) -> None:
+    def ports(target: HttpFunction, n: int) -> list[float | None]:
+        return [target.invoke().value for _ in range(n)]
+
+    fresh = HttpFunction(server.url, json_field="client_port", unit="port")
+    assert len(set(ports(fresh, 3))) == 3
+    kept = HttpFunction(server.url, json_field="client_port", unit="port", keep_alive=True)
+    first = ports(kept, 3)
+    assert len(set(first)) == 1 and None not in first
+    # Idle past the server's keep-alive timeout: the closed connection is
+    # replaced and the request still succeeds.
+    time.sleep(3.0)
+    later = kept.invoke()
+    assert later.ok and later.value != first[0]
+    kept.close()
+
+
 def test_unreachable_url_is_an_error_not_a_value() -> None:
     port = free_port()
     m = HttpFunction(f"http://127.0.0.1:{port}/").invoke()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfstats.replay import judgement_grid, replay, replay_test
-from perfstats.rules import CIWidth, Fixed, Metior, PT4Cloud, SuperFlow
+from perfstats.rules import CIWidth, Fixed, Metior, PT4Cloud, Rule, SuperFlow
 from perfstats.scoring import (
     accuracy,
     cost,
@@ -26,9 +26,14 @@ def traces(count: int = 6, size: int = 300) -> dict[str, np.ndarray]:
     return {f"t{i}": rng.lognormal(4.0, 0.02 + 0.05 * i, size=size) for i in range(count)}
 
 
-def manual(rule, data: dict[str, np.ndarray], starts=(0,), max_n=None) -> list[tuple]:
+def manual(
+    rule: Rule,
+    data: dict[str, np.ndarray],
+    starts: tuple[int, ...] = (0,),
+    max_n: int | None = None,
+) -> list[tuple[str, int, int, bool]]:
     """The replay written out: every grid size in turn until the rule stops."""
-    rows = []
+    rows: list[tuple[str, int, int, bool]] = []
     for name, x in data.items():
         for s in starts:
             limit = len(x) - s if max_n is None else min(max_n, len(x) - s)
@@ -172,17 +177,18 @@ def test_score_frames() -> None:
     data = traces(count=3, size=400)
     frame = replay(SuperFlow(), data, workers=1, progress=False)
     scored = score_distribution(frame, data)
-    for row in scored.itertuples():
-        used = data[row.trace][: row.stop_n]
-        assert row.accuracy == accuracy(used, data[row.trace])
-        assert row.credible_P90 == reference_credible(used, data[row.trace], 0.9)
+    for i in range(len(scored)):
+        name = str(scored["trace"].iloc[i])
+        used = data[name][: int(scored["stop_n"].iloc[i])]
+        assert scored["accuracy"].iloc[i] == accuracy(used, data[name])
+        assert scored["credible_P90"].iloc[i] == reference_credible(used, data[name], 0.9)
     truths = {k: v * 1.01 for k, v in data.items()}
     est = score_estimate(frame, data, truths, statistic="mean", error=0.03)
     assert np.allclose(
         est["rel_error"],
         [
-            relative_error(data[t][:n], truths[t])
-            for t, n in zip(frame.trace, frame.stop_n, strict=True)
+            relative_error(data[str(t)][: int(n)], truths[str(t)])
+            for t, n in zip(frame["trace"], frame["stop_n"], strict=True)
         ],
     )
     assert est["accurate"].all()

@@ -158,3 +158,30 @@ def test_protocol_b_time_scale(perfstats_data: Path) -> None:
     assert trace.hour == 5
     assert trace.starts(1) == range(0, 678)
     assert trace.truth.size == 22372 - 2032
+
+
+def test_reproduce_superflow_sweep_flags(tmp_path: Path, perfstats_data: Path) -> None:
+    module = load("reproduce_superflow")
+    out = tmp_path / "sweep.json"
+    argv = ["--quick", "--techniques", "SuperFlow-1", "PT4Cloud", "--json", str(out)]
+    assert module.main([*argv, "--interval", "5", "10", "--error", "0.01", "0.03"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 2 * 2 * 2 * 2  # intervals x errors x techniques x starts
+
+    def stop_n(technique: str, interval: int, error: float) -> float:
+        return float(
+            np.mean(
+                [
+                    r["mean_stop_n"]
+                    for r in rows
+                    if (r["technique"], r["interval"], r["error"]) == (technique, interval, error)
+                ]
+            )
+        )
+
+    # A looser error margin stops SuperFlow earlier (RQ3); a longer interval
+    # makes PT4Cloud wait longer (RQ2); r does not concern PT4Cloud.
+    assert stop_n("SuperFlow-1", 5, 0.03) < stop_n("SuperFlow-1", 5, 0.01)
+    assert stop_n("PT4Cloud", 10, 0.01) > stop_n("PT4Cloud", 5, 0.01)
+    assert stop_n("PT4Cloud", 5, 0.03) == stop_n("PT4Cloud", 5, 0.01)
+    assert all(r["mean_stop_n"] >= 2 * r["interval"] for r in rows if r["technique"] == "PT4Cloud")

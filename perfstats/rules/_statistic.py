@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
-Statistic = Union[str, float]
+Statistic = str | float
 
 
 def check_statistic(value: Any, name: str = "statistic") -> Statistic:

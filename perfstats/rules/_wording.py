@@ -5,6 +5,11 @@ from __future__ import annotations
 import math
 
 
+def runs(n: int) -> str:
+    """``1 -> "1 run"``, ``5 -> "5 runs"``."""
+    return f"{n} run" if n == 1 else f"{n} runs"
+
+
 def pct(value: float, digits: int = 1) -> str:
     """``0.0134 -> "1.3%"``; infinite values read ``"unbounded"``."""
     if not math.isfinite(value):

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validation import as_sample
 from ..decision import Decision
+from ._wording import runs
 
 
 class Rule(ABC):
@@ -27,6 +28,27 @@ class Rule(ABC):
         Runs per run interval: a harness judges after every ``interval`` runs.
     min_n : int
         The fewest points on which the rule can decide to stop.
+
+    Examples
+    --------
+    A rule that stops once the last run is below a limit:
+
+    >>> import numpy as np
+    >>> from perfstats import Decision
+    >>> from perfstats.rules import Rule
+    >>> class Below(Rule):
+    ...     name = "Below"
+    ...     interval = 1
+    ...     min_n = 2
+    ...     def config(self):
+    ...         return {}
+    ...     def _decide(self, data):
+    ...         stop = bool(data[-1] < 1.0)
+    ...         return Decision(stop, data.size, self.name, f"last run {data[-1]:g}")
+    >>> Below().check([5.0])
+    Decision(continue at n=1, rule='Below': 1 run so far; Below needs at least 2)
+    >>> Below().check([5.0, 0.5]).stop
+    True
     """
 
     name: str = "Rule"
@@ -61,6 +83,12 @@ class Rule(ABC):
         -------
         Decision
             ``stop`` is never True on fewer than :attr:`min_n` points.
+
+        Examples
+        --------
+        >>> from perfstats.rules import Fixed
+        >>> Fixed(n=3).check([1.0, 2.0])
+        Decision(continue at n=2, rule='Fixed': 2 runs so far; Fixed needs at least 3)
         """
         x = as_sample(data, "data")
         if x.size < self.min_n:
@@ -68,7 +96,7 @@ class Rule(ABC):
                 stop=False,
                 n=int(x.size),
                 rule=self.name,
-                reason=f"{x.size} runs so far; {self.name} needs at least {self.min_n}",
+                reason=f"{runs(x.size)} so far; {self.name} needs at least {self.min_n}",
                 details={"min_n": self.min_n},
             )
         return self._decide(x)

@@ -80,8 +80,9 @@ class Metior(Rule):
     >>> x = np.random.default_rng(0).normal(100.0, 5.0, size=300)
     >>> Metior(rng=0).check(x).stop
     True
-    >>> print(Metior(error=0.001, rng=0).check(x).reason)
-    median of the previous runs differs from all runs by up to 1.1% (95% quantile of |delta*|); needs at most 0.1%
+    >>> print(Metior(error=0.001, rng=0).check(x).reason)  # doctest: +NORMALIZE_WHITESPACE
+    median of the previous runs differs from all runs by up to 1.1%
+    (95% quantile of |delta*|); needs at most 0.1%
     """
 
     name = "Metior"
@@ -131,7 +132,15 @@ class Metior(Rule):
         }
 
     def block_length(self, previous: np.ndarray) -> int:
-        """The block length used for both sets, from the previous runs."""
+        """The block length used for both sets, from the previous runs.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from perfstats.rules import Metior
+        >>> Metior(min_block_length=4).block_length(np.arange(8.0))  # too short for P-W
+        4
+        """
         b = self.min_block_length
         if previous.size >= MIN_SIZE:
             b = max(optimal_block_length(previous).block("circular"), b)

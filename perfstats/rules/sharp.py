@@ -47,8 +47,9 @@ class CIWidth(Rule):
     >>> rule = CIWidth(threshold=0.05, min_n=5)
     >>> rule.check([100.0, 101.0, 99.0, 100.0, 100.5]).stop
     True
-    >>> rule.check([100.0, 150.0, 60.0, 100.0, 120.0])
-    Decision(continue at n=5, rule='SHARP-CI': the mean's 95% CI reaches 29.6% of the mean; needs under 5.0%)
+    >>> rule.check([100.0, 150.0, 60.0, 100.0, 120.0])  # doctest: +NORMALIZE_WHITESPACE
+    Decision(continue at n=5, rule='SHARP-CI':
+             the mean's 95% CI reaches 29.6% of the mean; needs under 5.0%)
     """
 
     name = "SHARP-CI"
@@ -139,8 +140,9 @@ class KSHalves(Rule):
     >>> rule = KSHalves(threshold=0.1, min_n=4)
     >>> rule.check([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).details["ks"]
     1.0
-    >>> rule.check([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
-    Decision(continue at n=6, rule='SHARP-KS': KS between the first 3 and the last 3 runs is 1.000; needs under 0.100)
+    >>> rule.check([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])  # doctest: +NORMALIZE_WHITESPACE
+    Decision(continue at n=6, rule='SHARP-KS':
+             KS between the first 3 and the last 3 runs is 1.000; needs under 0.100)
     """
 
     name = "SHARP-KS"

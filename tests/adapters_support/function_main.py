@@ -45,6 +45,13 @@ def work(request: Any) -> tuple[str, int, dict[str, str]]:
     payload = request.get_json(silent=True) or {}
     n = int(payload.get("n", 2000))
     total = sum(table[i % len(table)] for i in range(n))
-    body = {"seq": seq, "total": total, "cold": cold, "work_ns": time.perf_counter_ns() - t0}
+    body = {
+        "seq": seq,
+        "total": total,
+        "cold": cold,
+        "work_ns": time.perf_counter_ns() - t0,
+        # The client's port tells one kept-alive connection from new ones.
+        "client_port": int(request.environ.get("REMOTE_PORT", 0)),
+    }
     headers = {"Content-Type": "application/json", "X-Cold-Start": "true" if cold else "false"}
     return json.dumps(body), 200, headers

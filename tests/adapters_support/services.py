@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import time
 import urllib.request
@@ -63,6 +64,10 @@ def stop(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
 
 
 def require(program: str) -> str:
+    """The path of ``program``: this interpreter's scripts first, then PATH, then sbin."""
+    scripts = Path(sysconfig.get_path("scripts")) / program
+    if scripts.exists():
+        return str(scripts)
     found = shutil.which(program) or (
         f"/usr/sbin/{program}" if os.path.exists(f"/usr/sbin/{program}") else None
     )

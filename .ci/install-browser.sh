@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install Debian's headless-capable Chromium and a basic font set for the
+# browser check of the HTML report (tests/test_html_report.py).
+# Idempotent: safe to run again on a machine that already has them.
+set -eu
+
+# fonts-dejavu-core: without any font Chromium renders text as empty boxes
+# (and matplotlib's own fonts are embedded in the PNGs, not used by the page).
+packages="chromium fonts-dejavu-core"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -n "$missing" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086  # word splitting of the package list is intended
+    apt-get install -y -q --no-install-recommends $missing
+fi
+
+chromium --version

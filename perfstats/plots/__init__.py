@@ -1,0 +1,82 @@
+"""Pictures of perfstats results (matplotlib, optional: ``pip install perfstats[plots]``).
+
+Every function returns a :class:`matplotlib.figure.Figure`, or draws on the
+``ax`` it is given and returns that Axes' figure; nothing is shown or saved
+(saving is the caller's business, e.g. ``fig.savefig("x.png")``). matplotlib
+is imported only when a plot is drawn, so ``import perfstats`` never loads it.
+
+* A sample: :func:`histogram` and :func:`ecdf` with percentile intervals,
+  modes marked (:func:`find_modes`).
+* A stopping rule: :func:`trajectory` of its criterion against n, with the
+  threshold and the stop point (:func:`criterion`, :func:`judgements`).
+* A change: :func:`change_distribution` (the bootstrap distribution of a
+  relative change with its CI) and :func:`change_table` for an A-B suite.
+* Techniques: :func:`accuracy_cost`, one point per stopping rule.
+
+Examples
+--------
+>>> import numpy as np
+>>> from perfstats import plots
+>>> x = np.random.default_rng(0).lognormal(3.0, 0.3, size=400)
+>>> fig = plots.histogram(x, unit="ms")
+>>> type(fig).__name__
+'Figure'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "histogram": "distribution",
+    "ecdf": "distribution",
+    "Modes": "modes",
+    "find_modes": "modes",
+    "Criterion": "stop_trajectory",
+    "criterion": "stop_trajectory",
+    "judgements": "stop_trajectory",
+    "trajectory": "stop_trajectory",
+    "change_distribution": "change",
+    "change_replicates": "change",
+    "change_frame": "ab_suite",
+    "change_table": "ab_suite",
+    "accuracy_cost": "tradeoff",
+}
+
+if TYPE_CHECKING:
+    from .ab_suite import change_frame, change_table
+    from .change import change_distribution, change_replicates
+    from .distribution import ecdf, histogram
+    from .modes import Modes, find_modes
+    from .stop_trajectory import Criterion, criterion, judgements, trajectory
+    from .tradeoff import accuracy_cost
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'perfstats.plots' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = [
+    "Criterion",
+    "Modes",
+    "accuracy_cost",
+    "change_distribution",
+    "change_frame",
+    "change_replicates",
+    "change_table",
+    "criterion",
+    "ecdf",
+    "find_modes",
+    "histogram",
+    "judgements",
+    "trajectory",
+]

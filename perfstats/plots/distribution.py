@@ -1,0 +1,222 @@
+"""A sample's distribution with its percentile intervals: histogram and ECDF."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validation import FloatArray, as_sample
+from ..interval import Interval
+from ..intervals import percentile_ci
+from ._axes import color, figure_and_axes
+from ._format import number
+from .modes import Modes, find_modes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+QUARTILES = (0.25, 0.5, 0.75)
+
+
+def _intervals(
+    x: FloatArray,
+    quantiles: Sequence[float],
+    level: float,
+    method: str,
+    ci_options: dict[str, Any] | None,
+) -> tuple[Interval, ...]:
+    found = percentile_ci(x, list(quantiles), level=level, method=method, **(ci_options or {}))
+    return found if isinstance(found, tuple) else (found,)
+
+
+def _legend(iv: Interval) -> str:
+    return f"P{100.0 * iv.q:g} {number(iv.estimate)} [{number(iv.low)}, {number(iv.high)}]"
+
+
+def histogram(
+    data: Any,
+    *,
+    quantiles: Sequence[float] = QUARTILES,
+    level: float = 0.95,
+    method: str = "order",
+    ci_options: dict[str, Any] | None = None,
+    modes: bool | Modes = True,
+    bins: int | str = "auto",
+    log: bool = False,
+    unit: str = "",
+    ax: Axes | None = None,
+) -> Figure:
+    """Histogram of a sample with percentile confidence intervals and its modes.
+
+    Each percentile is drawn as a vertical line at its estimate inside a
+    shaded band spanning its confidence interval (from
+    :func:`perfstats.percentile_ci`); modes (:func:`find_modes`) are marked
+    with triangles above the bars. An unbounded interval (too few points)
+    is shaded to the edge of the plot.
+
+    Parameters
+    ----------
+    data : array_like
+        1-D finite measurements (for ``log=True``, positive).
+    quantiles : sequence of float, default (0.25, 0.5, 0.75)
+        Percentiles to mark, as fractions.
+    level : float, default 0.95
+        Confidence level of the intervals.
+    method : str, default "order"
+        Interval method of :func:`perfstats.percentile_ci`.
+    ci_options : dict, optional
+        Further keyword arguments of :func:`perfstats.percentile_ci`
+        (``n_resamples``, ``block_length``, ``rng``, ...).
+    modes : bool or Modes, default True
+        Mark the modes found by :func:`find_modes` (True), given ones, or
+        none (False).
+    bins : int or str, default "auto"
+        As :func:`numpy.histogram_bin_edges`; with ``log=True`` an int
+        number of log-spaced bins (a string means 50).
+    log : bool, default False
+        Logarithmic value axis, for heavy tails such as cold starts.
+    unit : str, default ""
+        Unit of the values, for the axis label.
+    ax : matplotlib.axes.Axes, optional
+        Draw here instead of on a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import plots
+    >>> x = np.random.default_rng(0).lognormal(3.0, 0.3, size=500)
+    >>> fig = plots.histogram(x, unit="ms")
+    >>> fig.axes[0].get_xlabel()
+    'value (ms)'
+    """
+    x = as_sample(data, "data")
+    if log and not bool(np.all(x > 0)):
+        raise ValueError("data must be positive for log=True")
+    fig, axes = figure_and_axes(ax, (7.0, 3.6))
+    if log:
+        count = bins if isinstance(bins, int) else 50
+        edges: Any = np.geomspace(float(x.min()), float(x.max()), count + 1)
+        axes.set_xscale("log")
+    else:
+        edges = np.histogram_bin_edges(x, bins=bins)
+    axes.hist(x, bins=edges, color="#BBBBBB", edgecolor="white", linewidth=0.4, label="runs")
+    for i, iv in enumerate(_intervals(x, quantiles, level, method, ci_options)):
+        c = color(i)
+        low = iv.low if math.isfinite(iv.low) else float(x.min())
+        high = iv.high if math.isfinite(iv.high) else float(x.max())
+        axes.axvspan(low, high, color=c, alpha=0.25, linewidth=0)
+        axes.axvline(
+            iv.estimate,
+            color=c,
+            linewidth=1.5,
+            label=_legend(iv),
+        )
+    found = find_modes(x) if modes is True else (modes if isinstance(modes, Modes) else None)
+    if found is not None:
+        # x in data units, y in axes units: the marks sit at the top whatever
+        # the bar heights.
+        axes.plot(
+            found.locations,
+            np.full(found.count, 0.96),
+            transform=axes.get_xaxis_transform(),
+            linestyle="none",
+            marker="v",
+            markersize=8,
+            color="black",
+            label=f"{found.count} mode{'s' if found.multimodal else ''}",
+        )
+    axes.set_xlabel(f"value ({unit})" if unit else "value")
+    axes.set_ylabel("runs")
+    axes.set_title(f"{x.size} runs; {level:.0%} CIs ({method})", fontsize="medium")
+    axes.legend(fontsize="small", frameon=False)
+    return fig
+
+
+def ecdf(
+    data: Any,
+    *,
+    quantiles: Sequence[float] = QUARTILES,
+    level: float = 0.95,
+    method: str = "order",
+    ci_options: dict[str, Any] | None = None,
+    log: bool = False,
+    unit: str = "",
+    ax: Axes | None = None,
+) -> Figure:
+    """Empirical CDF of a sample with each percentile's confidence interval.
+
+    A percentile ``q`` is where the ECDF crosses height ``q``; its interval
+    is drawn as a horizontal bar at that height from ``low`` to ``high``,
+    with a dot at the estimate, so the reader sees how much the steps allow
+    the percentile to move. Unbounded sides are drawn to the plot's edge
+    with an arrow.
+
+    Parameters
+    ----------
+    data : array_like
+        1-D finite measurements.
+    quantiles, level, method, ci_options
+        As :func:`histogram`.
+    log : bool, default False
+        Logarithmic value axis.
+    unit : str, default ""
+        Unit of the values, for the axis label.
+    ax : matplotlib.axes.Axes, optional
+        Draw here instead of on a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import plots
+    >>> x = np.random.default_rng(0).normal(100.0, 5.0, size=300)
+    >>> fig = plots.ecdf(x, quantiles=[0.5, 0.9], method="bootstrap",
+    ...                  ci_options={"rng": 1})
+    >>> fig.axes[0].get_ylabel()
+    'fraction of runs'
+    """
+    x = as_sample(data, "data")
+    if log and not bool(np.all(x > 0)):
+        raise ValueError("data must be positive for log=True")
+    fig, axes = figure_and_axes(ax, (7.0, 3.6))
+    if log:
+        axes.set_xscale("log")
+    xs = np.sort(x)
+    heights = np.arange(1, xs.size + 1) / xs.size
+    axes.step(xs, heights, where="post", color="#444444", linewidth=1.2, label="ECDF")
+    lo_edge, hi_edge = float(xs[0]), float(xs[-1])
+    for i, iv in enumerate(_intervals(x, quantiles, level, method, ci_options)):
+        c = color(i)
+        low = iv.low if math.isfinite(iv.low) else lo_edge
+        high = iv.high if math.isfinite(iv.high) else hi_edge
+        axes.plot([low, high], [iv.q, iv.q], color=c, linewidth=4, alpha=0.6, solid_capstyle="butt")
+        axes.plot(
+            [iv.estimate],
+            [iv.q],
+            marker="o",
+            color=c,
+            label=_legend(iv),
+        )
+        for side, bound, edge in (("<", iv.low, lo_edge), (">", iv.high, hi_edge)):
+            if not math.isfinite(bound):
+                axes.plot([edge], [iv.q], marker=side, color=c, markersize=9)
+    axes.set_ylim(0.0, 1.02)
+    axes.set_xlabel(f"value ({unit})" if unit else "value")
+    axes.set_ylabel("fraction of runs")
+    axes.set_title(f"{x.size} runs; {level:.0%} CIs ({method})", fontsize="medium")
+    axes.legend(fontsize="small", frameon=False, loc="lower right")
+    return fig
+
+
+__all__ = ["ecdf", "histogram"]
