@@ -23,6 +23,7 @@ import pandas as pd
 
 from perfstats.decision import Decision
 
+from . import ab_cli
 from .builtin import builtin_target
 from .driver import build_rule, run
 from .failures import TargetFailed
@@ -194,6 +195,8 @@ def _parser() -> argparse.ArgumentParser:
     p = command("report", "summarise a recorded run", REPORT_EXAMPLES)
     p.add_argument("record", help="a record CSV written by perfstats run")
     _output_arguments(p)
+
+    ab_cli.add_arguments(command("ab", ab_cli.HELP, ab_cli.EXAMPLES))
     return parser
 
 
@@ -248,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "replay": _replay,
         "compare": _compare,
         "report": _report,
+        "ab": ab_cli.command,
     }
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:

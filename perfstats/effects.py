@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ._kernels.ranks import dominance_counts
 from ._validation import as_sample, check_choice
@@ -191,6 +190,8 @@ def wilcoxon_ranksum(a: Any, b: Any, *, alternative: str = "two-sided") -> RankT
     x = as_sample(a, "a")
     y = as_sample(b, "b")
     alt = check_choice(alternative, "alternative", ALTERNATIVES)
+    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+
     res = stats.mannwhitneyu(x, y, alternative=alt)
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon rank-sum")
 
@@ -238,6 +239,8 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
             raise ValueError(
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
+    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+
     try:
         res = (
             stats.wilcoxon(x, alternative=alt)

@@ -29,16 +29,12 @@ def number(value: float, digits: int = 4) -> str:
                                           trim="-"))  # fmt: skip
 
 
-def _minor_label(value: float, _: Any) -> str:
-    # Label 2x and 5x between the decades; the rest would crowd the axis.
-    if value <= 0:
-        return ""
-    lead = round(value / 10 ** math.floor(math.log10(value)))
-    return f"{value:g}" if lead in (2, 5) else ""
-
-
 def plain_log_axis(axis: Any) -> None:
     """Make ``axis`` logarithmic with plain tick labels (``20``, not ``2 x 10^1``).
+
+    Between the decades, ticks are labelled at 2x and 5x when the axis spans
+    more than a decade, and at every integer multiple when it spans less
+    (otherwise such an axis would show one or two labels).
 
     Examples
     --------
@@ -51,6 +47,14 @@ def plain_log_axis(axis: Any) -> None:
     """
     from matplotlib.ticker import FuncFormatter
 
+    def minor(value: float, _: Any) -> str:
+        if value <= 0:
+            return ""
+        low, high = sorted(axis.get_view_interval())
+        lead = round(value / 10 ** math.floor(math.log10(value)))
+        narrow = low > 0 and high / low < 10
+        return f"{value:g}" if narrow or lead in (2, 5) else ""
+
     getattr(axis.axes, f"set_{axis.axis_name}scale")("log")
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(FuncFormatter(_minor_label))
+    axis.set_minor_formatter(FuncFormatter(minor))

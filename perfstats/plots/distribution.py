@@ -12,7 +12,7 @@ from .._validation import FloatArray, as_sample
 from ..interval import Interval
 from ..intervals import percentile_ci
 from ._axes import color, figure_and_axes
-from ._format import number
+from ._format import number, plain_log_axis
 from .modes import Modes, find_modes
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def histogram(
     if log:
         count = bins if isinstance(bins, int) else 50
         edges: Any = np.geomspace(float(x.min()), float(x.max()), count + 1)
-        axes.set_xscale("log")
+        plain_log_axis(axes.xaxis)
     else:
         edges = np.histogram_bin_edges(x, bins=bins)
     axes.hist(x, bins=edges, color="#BBBBBB", edgecolor="white", linewidth=0.4, label="runs")
@@ -191,7 +191,7 @@ def ecdf(
         raise ValueError("data must be positive for log=True")
     fig, axes = figure_and_axes(ax, (7.0, 3.6))
     if log:
-        axes.set_xscale("log")
+        plain_log_axis(axes.xaxis)
     xs = np.sort(x)
     heights = np.arange(1, xs.size + 1) / xs.size
     axes.step(xs, heights, where="post", color="#444444", linewidth=1.2, label="ECDF")

@@ -1,0 +1,137 @@
+"""An HTTP function as a suite target: the request POSTed, the results in the response."""
+
+from __future__ import annotations
+
+import http.client
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from .ab_benchmark import Benchmark
+from .ab_protocol import encode_request, read_results
+from .ab_schedule import Call
+from .ab_target import SuiteTarget, failed_call
+from .arguments import check_timeout
+from .connections import HttpClient
+from .measurement import TIMEOUT, Measurement, utc_now
+
+
+class ReportingHttp(SuiteTarget):
+    """POST each call's request to a function, which runs and times the executions.
+
+    This is ElastiBench's set-up (001_*, Section IV): the function image
+    holds both versions, so a duet call runs both in the same function
+    instance, and the function reports each execution's time (see
+    :mod:`perfstats.adapters.ab_protocol`). Any HTTP-triggered function
+    works: Google's Functions Framework, Knative, OpenFaaS, a Lambda URL.
+
+    Parameters
+    ----------
+    url : str
+        ``http://`` or ``https://`` address of the function.
+    timeout : float, default 900
+        Seconds for one call (ElastiBench used Lambda's 15 minutes).
+    headers : dict, optional
+        Extra request headers (authorization headers are redacted in
+        records).
+    keep_alive : bool, default False
+        Reuse one connection per thread.
+    unit : str, default ""
+        Unit of the values when the function does not name one.
+    label : str, optional
+        Label for the record.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab_http import ReportingHttp
+    >>> f = ReportingHttp("http://127.0.0.1:8080/", unit="ns")
+    >>> f.config()["url"]
+    'http://127.0.0.1:8080/'
+    """
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 900.0,
+        headers: Mapping[str, str] | None = None,
+        keep_alive: bool = False,
+        unit: str = "",
+        label: str | None = None,
+    ) -> None:
+        if not isinstance(url, str):
+            raise ValueError(f"url must be a string; got {url!r}")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"url must be an http:// or https:// address; got {url!r}")
+        try:
+            parts.port  # noqa: B018 - raises ValueError for a malformed port
+        except ValueError:
+            raise ValueError(f"url {url!r} has an invalid port") from None
+        self.url = url
+        checked = check_timeout(timeout)
+        if checked is None:
+            raise ValueError("timeout must be a positive number of seconds for HTTP targets")
+        self.timeout = checked
+        if headers is not None and (
+            not isinstance(headers, Mapping)
+            or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+        ):
+            raise ValueError(f"headers must map names to string values; got {headers!r}")
+        self.headers = {"Content-Type": "application/json", **dict(headers or {})}
+        self.keep_alive = bool(keep_alive)
+        if not isinstance(unit, str):
+            raise ValueError(f"unit must be a string; got {unit!r}")
+        self.unit = unit
+        self.name = label or f"POST {url}"
+        self._client = HttpClient(url, timeout=self.timeout, keep_alive=self.keep_alive)
+
+    def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
+        started_at = utc_now()
+        try:
+            response = self._client.send("POST", encode_request(call, benchmark), self.headers)
+        except TimeoutError:
+            return failed_call(
+                call,
+                f"no response within {self.timeout:g} s",
+                unit=self.unit,
+                started_at=started_at,
+                status=TIMEOUT,
+            )
+        except OSError as exc:
+            return failed_call(
+                call,
+                f"cannot reach {self.url}: {exc.strerror or exc}",
+                unit=self.unit,
+                started_at=started_at,
+            )
+        except http.client.HTTPException as exc:
+            return failed_call(
+                call,
+                f"{self.url}: {type(exc).__name__}: {exc}",
+                unit=self.unit,
+                started_at=started_at,
+            )
+        extra: dict[str, Any] = {"call_wall_ns": response.wall_ns, "http_status": response.status}
+        text = response.body.decode("utf-8", "replace")
+        if response.status >= 400:
+            flat = " ".join(text.split())[:200]
+            message = f"HTTP {response.status} {response.reason}" + (f": {flat}" if flat else "")
+            return failed_call(
+                call, message, unit=self.unit, started_at=response.started_at, extra=extra
+            )
+        return read_results(text, call, unit=self.unit, started_at=response.started_at, extra=extra)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "timeout": self.timeout,
+            "headers": self.headers,
+            "keep_alive": self.keep_alive,
+            "unit": self.unit,
+        }
