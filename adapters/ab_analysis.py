@@ -253,11 +253,12 @@ def analyse(
     >>> from perfstats.adapters.ab_analysis import analyse
     >>> rng = np.random.default_rng(0)
     >>> base = rng.lognormal(0, 0.02, 45)
+    >>> cand = base * 1.1 * rng.lognormal(0, 0.01, 45)
     >>> rows = pd.DataFrame({
     ...     "call": np.repeat(np.arange(1, 16), 3).tolist() * 2,
     ...     "repeat": [1, 2, 3] * 30, "order": [1] * 90, "benchmark": "k",
     ...     "version": ["baseline"] * 45 + ["candidate"] * 45,
-    ...     "value": np.concatenate([base, base * 1.1]), "status": "ok"})
+    ...     "value": np.concatenate([base, cand]), "status": "ok"})
     >>> v = analyse(rows, paired=True, rng=1).verdict("k")
     >>> v.verdict, v.change.contains(0.10), v.liao_changed
     ('slower', True, True)

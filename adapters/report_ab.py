@@ -1,181 +1,173 @@
-"""A-B records: measurements of several benchmarks under two or more versions, and their verdicts.
+"""The A-B part of the HTML report: a suite run's record judged as ``perfstats ab`` judges it.
 
-An A-B record is a CSV with one row per measurement and at least these
-columns (any others, such as the run record's, are kept and ignored):
-
-========== =============================================================
-column     meaning
-========== =============================================================
-benchmark  the benchmark's name
-version    the version measured (e.g. a commit or ``"A"`` / ``"B"``)
-value      the measured number (larger is slower)
-========== =============================================================
-
-Optional columns:
-
-========== =============================================================
-status     ``"ok"`` rows are judged; any other status counts as a failure
-phase      only ``"measure"`` rows are judged (``"warmup"`` is left out)
-unit       the values' unit (one per record)
-pair       duet pairs (ElastiBench): a baseline and a candidate row with
-           the same benchmark and pair id were measured together, so the
-           pairs are resampled jointly
-========== =============================================================
-
-The metadata JSON beside the record (``ab.csv`` -> ``ab.meta.json``) may
-set ``baseline`` (the version the others are compared with; default: the
-first version in the file), ``level`` (default 0.99), ``statistic``
-(default ``"median"``) and ``seed`` (default 0), as ElastiBench's defaults.
-A benchmark with fewer than ten judged values in either version gets no
-verdict ("too few runs"), as ElastiBench drops such results.
+An A-B record is the CSV that ``perfstats ab --record`` writes
+(:mod:`perfstats.adapters.ab_record`), one row per execution, with the
+columns ``call, trial, slot, benchmark, version, repeat, order, value, unit,
+started_at, status, error, extra``; ``version`` is ``"baseline"`` or
+``"candidate"``. Its metadata JSON (``suite.csv`` -> ``suite.meta.json``)
+holds the suite: schedule (``"duet"`` pairs the two versions' executions of
+the same call and repeat), level, minimum results, resamples, grouping and
+the seed. The verdicts are :func:`perfstats.adapters.ab_analysis.analyse`'s
+with those settings, so the page shows what ``perfstats ab --from-record``
+prints.
 """
 
 from __future__ import annotations
 
-import math
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from perfstats.change import RelativeChange, relative_change
+from perfstats import plots
 
-REQUIRED = ("benchmark", "version", "value")
-MIN_RESULTS = 10
-N_RESAMPLES = 10_000
+from .ab_analysis import SuiteAnalysis, analyse
+from .ab_record import COLUMNS, read_ab_metadata, read_ab_record
+from .ab_schedule import DUET
+from .report_images import figure_html
+from .report_run import failures_section
+from .report_tables import definitions_html, paragraph_html, section_html, table_html
 
 
 def is_ab_header(columns: Sequence[str]) -> bool:
-    """True when a CSV header has the columns of an A-B record.
+    """True when a CSV header is that of an A-B record.
 
     Examples
     --------
+    >>> from perfstats.adapters.ab_record import COLUMNS
     >>> from perfstats.adapters.report_ab import is_ab_header
-    >>> is_ab_header(["benchmark", "version", "value", "pair"]), is_ab_header(["value"])
+    >>> is_ab_header(list(COLUMNS)), is_ab_header(["benchmark", "value"])
     (True, False)
     """
-    return set(REQUIRED) <= set(columns)
+    return tuple(columns) == COLUMNS
 
 
-def read_ab(path: str | Path) -> pd.DataFrame:
-    """Read an A-B record: every row, typed, with a boolean ``judged`` column.
+def analyse_record(
+    path: str | os.PathLike[str],
+) -> tuple[pd.DataFrame, dict[str, Any], SuiteAnalysis]:
+    """Read an A-B record and judge it with the settings of its suite.
 
-    Raises
-    ------
-    ValueError
-        When a required column is missing or a judged value is not a number.
+    Without suite metadata the record is judged unpaired with the defaults
+    of :func:`~perfstats.adapters.ab_analysis.analyse` (the page says so).
+
+    Returns
+    -------
+    tuple
+        The measurements, the metadata and the analysis.
     """
-    try:
-        frame = pd.read_csv(path, dtype={"benchmark": str, "version": str}, keep_default_na=False)
-    except (OSError, pd.errors.ParserError) as exc:
-        raise ValueError(f"cannot read the A-B record {path}: {exc}") from None
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path} is not an A-B record: it lacks the column(s) {missing}")
-    judged = pd.Series(True, index=frame.index)
-    if "status" in frame.columns:
-        judged &= frame["status"].astype(str) == "ok"
-    if "phase" in frame.columns:
-        judged &= frame["phase"].astype(str).isin(["measure", ""])
-    values = pd.to_numeric(frame["value"].replace("", np.nan), errors="coerce")
-    bad = judged & ~np.isfinite(values)
-    if bad.any():
-        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2
-        raise ValueError(f"{path} line {line}: value {frame['value'][line - 2]!r} is not a number")
-    out = frame.copy()
-    out["value"] = values
-    out["judged"] = judged
-    return out
+    measurements = read_ab_record(path)
+    metadata = read_ab_metadata(path)
+    suite = metadata.get("suite")
+    settings: Mapping[str, Any] = suite if isinstance(suite, Mapping) else {}
+    names = [
+        str(b["name"])
+        for b in settings.get("benchmarks", [])
+        if isinstance(b, Mapping) and "name" in b
+    ]
+    analysis = analyse(
+        measurements,
+        paired=settings.get("schedule") == DUET,
+        level=float(settings.get("level", 0.99)),
+        min_results=int(settings.get("min_results", 10)),
+        n_resamples=int(settings.get("n_resamples", 10000)),
+        grouped=bool(settings.get("grouped", True)),
+        benchmarks=names or None,
+        rng=metadata.get("seed"),
+    )
+    return measurements, metadata, analysis
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """One benchmark's change from the baseline to a candidate version."""
-
-    benchmark: str
-    baseline: str
-    candidate: str
-    n_baseline: int
-    n_candidate: int
-    statistic_baseline: float
-    statistic_candidate: float
-    change: RelativeChange | None
-
-    @property
-    def verdict(self) -> str:
-        """``"slower"``, ``"faster"``, ``"no change"`` or ``"too few runs"``."""
-        if self.change is None:
-            return "too few runs"
-        return self.change.direction if self.change.changed else "no change"
-
-
-def _statistic(x: np.ndarray, statistic: str | float) -> float:
-    if x.size == 0:
-        return math.nan
-    if statistic == "mean":
-        return float(np.mean(x))
-    return float(np.quantile(x, 0.5 if statistic == "median" else float(statistic)))
+def verdict_rows(analysis: SuiteAnalysis) -> list[dict[str, Any]]:
+    """One display row per benchmark: counts, change and CI, Liao's evidence, verdict."""
+    rows = []
+    for v in analysis.verdicts:
+        c, r, d = v.change, v.ranksum, v.cliffs
+        liao = v.liao_changed
+        rows.append(
+            {
+                "benchmark": v.benchmark,
+                "results": f"{v.n_baseline} / {v.n_candidate}",
+                "failed": v.failed,
+                "change": f"{c.estimate:+.2%}" if c else "",
+                "ci": f"[{c.low:+.2%}, {c.high:+.2%}]" if c else "",
+                "ranksum": f"{r.pvalue:.3g}" if r else "",
+                "cliffs": f"{d.delta:+.3f} ({d.magnitude})" if d else "",
+                "liao": "" if liao is None else ("changed" if liao else "no change"),
+                "verdict": v.verdict,
+                "_class": v.verdict if v.verdict in ("slower", "faster") else "",
+            }
+        )
+    return rows
 
 
-def versions(frame: pd.DataFrame, metadata: Mapping[str, Any]) -> tuple[str, list[str]]:
-    """The baseline version and the candidates, in file order.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from perfstats.adapters.report_ab import versions
-    >>> versions(pd.DataFrame({"version": ["b", "a", "b"]}), {})
-    ('b', ['a'])
-    >>> versions(pd.DataFrame({"version": ["b", "a"]}), {"baseline": "a"})
-    ('a', ['b'])
-    """
-    order = list(dict.fromkeys(frame["version"].astype(str)))
-    if len(order) < 2:
-        raise ValueError(f"an A-B record needs two versions or more; found {order}")
-    baseline = metadata.get("baseline")
-    if baseline is None:
-        baseline = order[0]
-    elif str(baseline) not in order:
-        raise ValueError(f"the metadata's baseline {baseline!r} is not a version of the record")
-    return str(baseline), [v for v in order if v != str(baseline)]
-
-
-def verdicts(frame: pd.DataFrame, metadata: Mapping[str, Any]) -> list[Verdict]:
-    """Every benchmark's change from the baseline to each candidate (see the module notes)."""
-    base, candidates = versions(frame, metadata)
-    level = float(metadata.get("level", 0.99))
-    statistic: str | float = metadata.get("statistic", "median")
-    seed = int(metadata.get("seed", 0) or 0)
-    judged = frame[frame["judged"]]
-    paired = "pair" in frame.columns
-    out = []
-    for bench in dict.fromkeys(frame["benchmark"].astype(str)):
-        rows = judged[judged["benchmark"].astype(str) == bench]
-        for cand in candidates:
-            a = rows[rows["version"].astype(str) == base]
-            b = rows[rows["version"].astype(str) == cand]
-            if paired:
-                # Only pairs with both halves judged can be resampled jointly.
-                both = a.merge(b, on="pair", suffixes=("_a", "_b"))
-                xa = both["value_a"].to_numpy(dtype=np.float64)
-                xb = both["value_b"].to_numpy(dtype=np.float64)
-            else:
-                xa = a["value"].to_numpy(dtype=np.float64)
-                xb = b["value"].to_numpy(dtype=np.float64)
-            change = None
-            if min(xa.size, xb.size) >= MIN_RESULTS:
-                change = relative_change(
-                    xa, xb, statistic=statistic, level=level, paired=paired,
-                    n_resamples=N_RESAMPLES, rng=seed,
-                )  # fmt: skip
-            out.append(
-                Verdict(bench, base, cand, int(xa.size), int(xb.size),
-                        _statistic(xa, statistic), _statistic(xb, statistic), change)
-            )  # fmt: skip
-    return out
+def suite_items(
+    path: Path, measurements: pd.DataFrame, metadata: Mapping[str, Any], analysis: SuiteAnalysis
+) -> list[tuple[str, Any]]:
+    """``(term, value)`` pairs describing the suite run, for the page's header."""
+    suite = metadata.get("suite") if isinstance(metadata.get("suite"), Mapping) else None
+    target = (suite or {}).get("target") or {}
+    counts = measurements["status"].value_counts()
+    ok = int(counts.get("ok", 0))
+    judged = analysis.counts()
+    return [
+        ("record", os.fspath(path)),
+        (
+            "schedule",
+            f"{suite.get('schedule')}, {suite.get('calls')} calls x {suite.get('repeats')} "
+            f"repeats, {suite.get('concurrency')} in flight"
+            if suite
+            else "no suite metadata: judged unpaired with default settings",
+        ),
+        ("target", f"{target.get('name', '?')} ({target.get('kind', '?')})" if target else None),
+        ("seed", metadata.get("seed")),
+        (
+            "executions",
+            f"{len(measurements)} ({ok} ok, {len(measurements) - ok} failed or timed out)",
+        ),
+        ("time", f"{metadata.get('started_at')} .. {metadata.get('ended_at')}" if suite else None),
+        (
+            "analysis",
+            f"{'paired (duet)' if analysis.paired else 'unpaired'}, {analysis.level:.0%} CI of the "
+            f"relative median change; fewer than {analysis.min_results} results: not judged",
+        ),
+        ("verdicts", ", ".join(f"{n} {name}" for name, n in judged.items())),
+    ]
 
 
-__all__ = ["MIN_RESULTS", "REQUIRED", "Verdict", "is_ab_header", "read_ab", "verdicts", "versions"]
+def ab_sections(record: Path) -> list[str]:
+    """The page sections of an A-B record: the suite run, the verdicts, the failures."""
+    measurements, metadata, analysis = analyse_record(record)
+    columns = [
+        ("benchmark", "benchmark"),
+        ("results", "results baseline / candidate"),
+        ("failed", "failed"),
+        ("change", "median change"),
+        ("ci", f"{analysis.level:.0%} CI"),
+        ("ranksum", "rank-sum p"),
+        ("cliffs", "Cliff's delta"),
+        ("liao", "Liao et al."),
+        ("verdict", "verdict"),
+    ]
+    explain = (
+        "Bootstrap CI of the relative change of the median, candidate / baseline - 1 "
+        "(perfstats.relative_change); 'slower' or 'faster' when the CI excludes 0 "
+        "(ElastiBench). Liao et al.'s rank-sum test and Cliff's delta are shown beside it."
+    )
+    parts = [paragraph_html(explain), table_html(verdict_rows(analysis), columns,
+                                                          name="verdicts")]  # fmt: skip
+    changes = analysis.changes()
+    if changes:
+        fig = plots.change_table(changes)
+        caption = "Each judged benchmark's change with its CI, coloured by verdict."
+        parts.append(figure_html(fig, name="change-table", caption=caption))
+    return [
+        section_html("metadata", "Suite run", definitions_html(suite_items(record, measurements,
+                                                                       metadata, analysis))),
+        section_html("verdicts", "Verdicts", *parts),
+        failures_section(measurements),
+    ]  # fmt: skip
+
+
+__all__ = ["ab_sections", "analyse_record", "is_ab_header", "suite_items", "verdict_rows"]

@@ -1,4 +1,4 @@
-"""HTML tables and definition lists for the report page (escaped, no styling inline)."""
+"""HTML fragments of the report page: sections, notes, tables, definition lists (escaped)."""
 
 from __future__ import annotations
 
@@ -52,3 +52,43 @@ def definitions_html(items: Sequence[tuple[str, Any]]) -> str:
         if value is not None and value != ""
     ]
     return "<dl>" + "".join(parts) + "</dl>"
+
+
+def section_html(name: str, heading: str, *parts: str) -> str:
+    """A ``<section id=name>`` with a heading and the given HTML parts.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.report_tables import section_html
+    >>> section_html("runs", "Runs & more", "<p>x</p>")
+    '<section id="runs"><h2>Runs &amp; more</h2><p>x</p></section>'
+    """
+    return (
+        f'<section id="{html.escape(name)}"><h2>{html.escape(heading)}</h2>'
+        + "".join(parts)
+        + "</section>"
+    )
+
+
+def note_html(text: str) -> str:
+    """A highlighted remark (missing data and the like), escaped.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.report_tables import note_html
+    >>> note_html("no <data>")
+    '<p class="note">no &lt;data&gt;</p>'
+    """
+    return f'<p class="note">{html.escape(text)}</p>'
+
+
+def paragraph_html(text: str) -> str:
+    """A paragraph of plain text, escaped.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.report_tables import paragraph_html
+    >>> paragraph_html("a < b")
+    '<p>a &lt; b</p>'
+    """
+    return f"<p>{html.escape(text)}</p>"

@@ -15,8 +15,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 #: Colours that stay distinct for the common colour-vision deficiencies
-#: (Okabe & Ito), in the order the plots use them.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+#: (Okabe & Ito), in the order the plots use them; the pale yellow comes last
+#: because it is hard to see on white.
+PALETTE = (
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442",
+)  # fmt: skip
 SLOWER = "#D55E00"
 FASTER = "#0072B2"
 UNCHANGED = "#7F7F7F"
@@ -52,7 +55,7 @@ def color(i: int) -> str:
     Examples
     --------
     >>> from perfstats.plots._axes import color
-    >>> color(0) == color(7)
+    >>> color(0) == color(8)
     True
     """
     return PALETTE[i % len(PALETTE)]

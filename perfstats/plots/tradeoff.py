@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 COST_COLUMNS = ("cost", "stop_n", "mean_stop_n", "mean_executions")
 ACCURACY_COLUMNS = ("accuracy", "accurate", "accurate_pct")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+# Height of a line of small text, in points.
+_LINE = 11.0
 
 
 def _pick(frame: pd.DataFrame, given: str | None, tried: Sequence[str], what: str) -> str:
@@ -33,6 +35,23 @@ def _pick(frame: pd.DataFrame, given: str | None, tried: Sequence[str], what: st
         f"summary needs a {what} column ({', '.join(tried)}) or the {what} argument; "
         f"it has {', '.join(map(str, frame.columns))}"
     )
+
+
+def _label_points(axes: Any, best: Mapping[str, tuple[float, float]]) -> None:
+    """Name each point, moving a name down while it would cover one already placed."""
+    axes.autoscale_view()
+    to_points = 72.0 / axes.figure.dpi
+    placed: list[tuple[float, float]] = []
+    for name, (x, y) in best.items():
+        px, py = (float(v) * to_points for v in axes.transData.transform((x, y)))
+        width = 5.5 * len(name)
+        dy = 5.0
+        while any(abs(px - qx) < width and abs(py + dy - qy) < _LINE for qx, qy in placed):
+            dy -= _LINE
+        placed.append((px, py + dy))
+        leader = {"arrowstyle": "-", "color": "#999999", "linewidth": 0.6} if dy < 0 else None
+        axes.annotate(name, (x, y), xytext=(7, dy), textcoords="offset points",
+                      fontsize="small", arrowprops=leader)  # fmt: skip
 
 
 def accuracy_cost(
@@ -105,7 +124,7 @@ def accuracy_cost(
     fig, axes = figure_and_axes(ax, (7.0, 4.2))
     techniques = list(dict.fromkeys(points[technique]))
     groups = list(dict.fromkeys(points[group])) if group is not None else [None]
-    named: set[str] = set()
+    best: dict[str, tuple[float, float]] = {}
     for row in points.sort_values(y_col, ascending=False).to_dict("records"):
         i = techniques.index(row[technique])
         j = groups.index(row[group]) if group is not None else 0
@@ -115,10 +134,7 @@ def accuracy_cost(
         )  # fmt: skip
         # The name once per technique, by its best point: the markers say
         # which group a point is, and repeated names would overlap.
-        if str(row[technique]) not in named:
-            named.add(str(row[technique]))
-            axes.annotate(str(row[technique]), (row[x_col], row[y_col]), xytext=(7, 5),
-                          textcoords="offset points", fontsize="small", color=color(i))  # fmt: skip
+        best.setdefault(str(row[technique]), (float(row[x_col]), float(row[y_col])))
     if group is not None:
         handles = [
             Line2D([], [], marker=_MARKERS[j % len(_MARKERS)], color="#555555", linestyle="none")
@@ -132,6 +148,7 @@ def accuracy_cost(
     if low > 0 and high / low > 20:
         plain_log_axis(axes.xaxis)
     axes.margins(x=0.12, y=0.08)
+    _label_points(axes, best)
     axes.set_xlabel(f"cost: {x_col} (runs per test)")
     axes.set_ylabel(f"accuracy: {y_col}")
     axes.set_title(f"{len(techniques)} techniques: accuracy against cost", fontsize="medium")

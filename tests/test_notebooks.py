@@ -1,0 +1,73 @@
+"""The notebooks run top to bottom on the real data, and are committed without outputs.
+
+Each notebook is executed in a fresh Jupyter kernel with nbclient, in its
+own folder, with ``PERFSTATS_QUICK=1`` (a subset of the traces, so CI stays
+fast) and ``PERFSTATS_DATA`` pointing at the shared traces. A cell that
+raises fails the test, and so does a notebook that draws no picture. The
+notebooks end with assertions of the papers' qualitative findings on the
+data, so a regression in the library that changes those findings fails
+here too.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from PIL import Image
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+# Seconds a single cell may take in quick mode before the test fails.
+CELL_TIMEOUT = 300
+
+
+def test_there_are_the_four_notebooks_of_issue_7() -> None:
+    names = [p.name for p in PATHS]
+    assert len(names) >= 4
+    for topic in ("percentile_intervals", "stopping_rules", "metior", "comparing_versions"):
+        assert any(topic in name for name in names), topic
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_notebook_is_committed_without_outputs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"cell {i} of {path.name} has outputs; strip them"
+            assert cell.execution_count is None, f"cell {i} of {path.name} has a count"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_notebook_runs_top_to_bottom_in_quick_mode(
+    path: Path, perfstats_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kernel inherits this process's environment.
+    monkeypatch.setenv("PERFSTATS_QUICK", "1")
+    monkeypatch.setenv("PERFSTATS_DATA", str(perfstats_data))
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    pictures = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error"
+            png = output.get("data", {}).get("image/png")
+            if png:
+                pictures.append(Image.open(io.BytesIO(base64.b64decode(png))))
+    assert len(pictures) >= 3, f"{path.name} drew {len(pictures)} pictures"
+    for picture in pictures:
+        assert picture.size[0] > 200 and picture.size[1] > 150
+    # Executing must not have written outputs back into the committed file.
+    committed = nbformat.read(path, as_version=4)
+    assert all(c.outputs == [] for c in committed.cells if c.cell_type == "code")
