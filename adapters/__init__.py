@@ -22,7 +22,12 @@ optionally concurrently and spaced in time, appends every invocation to a
 tidy CSV (:func:`read_record` reads it back) with a metadata JSON beside it,
 and can resume an interrupted record. The ``perfstats`` command line
 (:mod:`perfstats.adapters.cli`) wraps it: ``perfstats run``, ``replay``,
-``compare`` and ``report``.
+``compare``, ``report`` and ``ab``.
+
+A-B performance-change testing (duet and RMIT schedules, ElastiBench and
+Liao et al.) lives in :mod:`perfstats.adapters.ab`: suites of benchmarks in
+two versions, run in parallel calls, judged with the core's
+:func:`perfstats.relative_change`, Wilcoxon rank-sum and Cliff's delta.
 
 Examples
 --------

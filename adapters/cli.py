@@ -1,4 +1,4 @@
-"""The ``perfstats`` command: run, replay, compare and report.
+"""The ``perfstats`` command: run, replay, compare, report and ab.
 
 Errors are one line on standard error and a non-zero exit status: 2 for
 bad input (unknown rule or target, bad option values, missing files), 1 when

@@ -136,9 +136,26 @@ def judgement_grid(rule: Rule, available: int) -> range:
 
 
 def replay_test(
-    rule: Rule, data: np.ndarray, *, start: int = 0, max_n: int | None = None
+    rule: Rule, data: Any, *, start: int = 0, max_n: int | None = None
 ) -> tuple[int, bool, int, str]:
     """Replay one test: ``(stop_n, stopped, checks, reason)``.
+
+    Parameters
+    ----------
+    rule : Rule
+        The stopping rule.
+    data : array_like
+        One trace, in collection order.
+    start : int, default 0
+        Offset of the test's first run in ``data``.
+    max_n : int, optional
+        Most runs the test may use (default: up to the end of ``data``).
+
+    Returns
+    -------
+    tuple of (int, bool, int, str)
+        Runs used, whether the rule stopped, judgements made, and the
+        stopping decision's reason (or why the test ran out).
 
     Examples
     --------
@@ -148,13 +165,15 @@ def replay_test(
     >>> replay_test(Fixed(n=4), np.arange(1.0, 11.0), start=3)
     (4, True, 1, '4 of 4 runs done')
     """
-    available = int(data.size) - start
+    x = as_sample(data, "data")
+    start = check_int(start, "start", minimum=0, maximum=int(x.size) - 1)
+    available = int(x.size) - start
     if max_n is not None:
-        available = min(available, max_n)
+        available = min(available, check_int(max_n, "max_n", minimum=1))
     last = "no judgement possible"
     checks = 0
     for n in judgement_grid(rule, available):
-        decision = rule.check(data[start : start + n])
+        decision = rule.check(x[start : start + n])
         checks += 1
         if decision.stop:
             return n, True, checks, decision.reason

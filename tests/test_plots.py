@@ -281,7 +281,10 @@ def test_trajectory_draws_criterion_threshold_and_first_stop() -> None:
     assert stop.get_xdata()[0] == history[-1].n == monitor.decision.n
     # The unbounded first judgements are marked, not dropped silently.
     assert labelled(ax, "not bounded yet")
-    assert ax.get_yscale() == "log"
+    # Log scale exactly when the values span more than a factor of 20.
+    drawn = np.concatenate([line.get_ydata() for line in labelled(ax, "P")] + [[0.03]])
+    assert (ax.get_yscale() == "log") == (drawn.max() / drawn.min() > 20)
+    assert plots.trajectory(history, log=True).axes[0].get_yscale() == "log"
 
 
 def test_trajectory_of_recorded_dicts_equals_that_of_decisions() -> None:

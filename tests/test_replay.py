@@ -206,3 +206,12 @@ def test_metior_replay_on_autocorrelated_trace_uses_days() -> None:
     assert len(frame) == 4
     assert (frame["stop_n"] % 50 == 0).all()
     assert (frame["stop_n"] <= 350).all()
+
+
+def test_replay_test_validates() -> None:
+    with pytest.raises(ValueError, match="start"):
+        replay_test(Fixed(n=2), np.ones(5), start=5)
+    with pytest.raises(ValueError, match="max_n"):
+        replay_test(Fixed(n=2), np.ones(5), max_n=0)
+    with pytest.raises(ValueError, match="data"):
+        replay_test(Fixed(n=2), [1.0, float("nan")])
