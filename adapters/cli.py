@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
@@ -92,6 +93,7 @@ REPORT_EXAMPLES = """\
 examples:
   perfstats report run.csv
   perfstats report run.csv --json
+  perfstats report run.csv -o report.html
 """
 
 
@@ -194,6 +196,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("report", "summarise a recorded run", REPORT_EXAMPLES)
     p.add_argument("record", help="a record CSV written by perfstats run")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="HTML",
+        help="write a self-contained HTML report (figures embedded) instead of the summary",
+    )
     _output_arguments(p)
 
     ab_cli.add_arguments(command("ab", ab_cli.HELP, ab_cli.EXAMPLES))
@@ -550,6 +558,12 @@ def _sample(path: str, column: str | None) -> np.ndarray:
 
 
 def _report(args: argparse.Namespace, command_argv: list[str]) -> int:
+    if args.output:
+        # Imported here: only the HTML report needs matplotlib.
+        from .html_report import write_html_report
+
+        _out(f"wrote {write_html_report(Path(args.record), Path(args.output))}")
+        return 0
     measurements = read_record(args.record)
     metadata = read_metadata(args.record)
     data = report(measurements, metadata)

@@ -19,6 +19,7 @@ Python between kernel calls, under the GIL.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -216,9 +217,10 @@ def _context() -> BaseContext:
     # A forked worker inherits the compiled kernels and starts in a fraction
     # of a second; a spawned one re-imports numba and loads every kernel from
     # the cache (seconds each), which would dominate a replay of a few
-    # seconds. Platforms without fork (Windows, macOS default) spawn.
-    methods = get_all_start_methods()
-    return get_context("fork" if "fork" in methods else "spawn")
+    # seconds. Fork is safe on Linux only (macOS system libraries are not
+    # fork-safe, Windows has no fork); elsewhere workers are spawned.
+    linux = sys.platform.startswith("linux")
+    return get_context("fork" if linux and "fork" in get_all_start_methods() else "spawn")
 
 
 def _work(job: _Job) -> int:

@@ -39,17 +39,17 @@ _EXPORTS: dict[str, str] = {
     "trajectory": "stop_trajectory",
     "change_distribution": "change",
     "change_replicates": "change",
-    "change_frame": "ab_suite",
-    "change_table": "ab_suite",
+    "change_frame": "suite_changes",
+    "change_table": "suite_changes",
     "accuracy_cost": "tradeoff",
 }
 
 if TYPE_CHECKING:
-    from .ab_suite import change_frame, change_table
     from .change import change_distribution, change_replicates
     from .distribution import ecdf, histogram
     from .modes import Modes, find_modes
     from .stop_trajectory import Criterion, criterion, judgements, trajectory
+    from .suite_changes import change_frame, change_table
     from .tradeoff import accuracy_cost
 
 
