@@ -13,7 +13,7 @@ import perfstats
 
 _SCRIPT = """
 import json, numpy as np, perfstats
-x = np.random.default_rng(0).lognormal(3, 1, 6000)   # large enough for the parallel kernel
+x = np.random.default_rng(0).lognormal(3, 1, 6000)  # large enough for the parallel kernel
 out = {}
 for method in ("bootstrap", "block"):
     ivs = perfstats.percentile_ci(x, [0.25, 0.5, 0.75], method=method, rng=123)

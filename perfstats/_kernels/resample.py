@@ -208,7 +208,48 @@ def quantiles_from_counts(
         out[i] = lerp(lo_val[i], hi_val[i], weight[i])
 
 
-def _bootstrap_stats(
+@nb.njit(cache=True)
+def _stats_chunk(
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    qs: np.ndarray,
+    with_mean: bool,
+    first: int,
+    last: int,
+    key: np.uint64,
+    kind: int,
+    block: float,
+    out: np.ndarray,
+) -> None:
+    """Resamples ``first`` to ``last - 1`` into rows of ``out``."""
+    n = sorted_x.size
+    nq = qs.size
+    counts = np.zeros(n, np.int64)
+    lo_rank = np.empty(nq, np.int64)
+    hi_rank = np.empty(nq, np.int64)
+    weight = np.empty(nq)
+    lo_val = np.empty(nq)
+    hi_val = np.empty(nq)
+    row = np.empty(nq)
+    for b in range(first, last):
+        counts[:] = 0
+        state = stream_state(key, b)
+        state, m = fill_counts(counts, ranks, kind, block, state)
+        if nq > 0:
+            quantiles_from_counts(
+                counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
+            )
+            for i in range(nq):
+                out[b, i] = row[i]
+        if with_mean:
+            total = 0.0
+            for j in range(n):
+                total += counts[j] * sorted_x[j]
+            out[b, nq] = total / m
+
+
+@nb.njit(cache=True)
+def _serial_stats(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
     qs: np.ndarray,
@@ -218,36 +259,28 @@ def _bootstrap_stats(
     kind: int,
     block: float,
 ) -> np.ndarray:
-    n = sorted_x.size
-    nq = qs.size
-    width = nq + (1 if with_mean else 0)
-    out = np.empty((n_resamples, width))
+    out = np.empty((n_resamples, qs.size + (1 if with_mean else 0)))
+    _stats_chunk(sorted_x, ranks, qs, with_mean, 0, n_resamples, key, kind, block, out)
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def _parallel_stats(
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    qs: np.ndarray,
+    with_mean: bool,
+    n_resamples: int,
+    key: np.uint64,
+    kind: int,
+    block: float,
+) -> np.ndarray:
+    out = np.empty((n_resamples, qs.size + (1 if with_mean else 0)))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
         first = c * n_resamples // chunks
         last = (c + 1) * n_resamples // chunks
-        counts = np.zeros(n, np.int64)
-        lo_rank = np.empty(nq, np.int64)
-        hi_rank = np.empty(nq, np.int64)
-        weight = np.empty(nq)
-        lo_val = np.empty(nq)
-        hi_val = np.empty(nq)
-        row = np.empty(nq)
-        for b in range(first, last):
-            counts[:] = 0
-            state = stream_state(key, b)
-            state, m = fill_counts(counts, ranks, kind, block, state)
-            if nq > 0:
-                quantiles_from_counts(
-                    counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
-                )
-                for i in range(nq):
-                    out[b, i] = row[i]
-            if with_mean:
-                total = 0.0
-                for j in range(n):
-                    total += counts[j] * sorted_x[j]
-                out[b, nq] = total / m
+        _stats_chunk(sorted_x, ranks, qs, with_mean, first, last, key, kind, block, out)
     return out
 
 
@@ -335,13 +368,10 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
                 pos = 0
 
 
-# Two compilations of one body: below about a few million rank visits the
-# thread start-up and barrier cost more than they save (and on a shared
-# machine a busy second core stalls the barrier), so small problems run
-# serially. Streams are per resample, so both give identical numbers.
-_serial_stats = nb.njit(cache=True)(_bootstrap_stats)
-_parallel_stats = nb.njit(cache=True, parallel=True)(_bootstrap_stats)
-PARALLEL_WORK = 4_000_000
+# Below this many rank visits (resamples x n) thread start-up and the barrier
+# cost more than they save, so small problems run serially. Streams are per
+# resample, so both paths give identical numbers.
+PARALLEL_WORK = 250_000
 
 
 def bootstrap_stats(
