@@ -4,8 +4,9 @@ Three questions, answered with the statistics the literature validated:
 
 * How precise is this number? :func:`percentile_ci`,
   :func:`bootstrap_distribution`, :func:`optimal_block_length`.
-* When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor` and
-  :func:`replay`.
+* When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor`, and
+  :mod:`perfstats.replay` with :mod:`perfstats.scoring` to evaluate rules on
+  recorded traces.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
   :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
   :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
@@ -41,7 +42,6 @@ _EXPORTS: dict[str, str] = {
     "optimal_block_length": "blocklength",
     "Decision": "decision",
     "Monitor": "monitor",
-    "replay": "replay",
     "KSResult": "similarity",
     "ks": "similarity",
     "namd": "similarity",
@@ -58,10 +58,10 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "comparison",
     "compare": "comparison",
 }
-_SUBMODULES = ("rules", "scoring", "plots")
+_SUBMODULES = ("rules", "replay", "scoring", "plots")
 
 if TYPE_CHECKING:
-    from . import rules, scoring
+    from . import plots, replay, rules, scoring
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
@@ -77,7 +77,6 @@ if TYPE_CHECKING:
     from .interval import Interval
     from .intervals import percentile_ci
     from .monitor import Monitor
-    from .replay import replay
     from .similarity import KSResult, kl_similarity, ks, namd
 
 
@@ -117,6 +116,7 @@ __all__ = [
     "namd",
     "optimal_block_length",
     "percentile_ci",
+    "plots",
     "relative_change",
     "replay",
     "rules",

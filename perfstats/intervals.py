@@ -17,7 +17,7 @@ from ._validation import as_sample, check_choice, check_int, check_level, check_
 from .interval import Interval
 
 METHODS = ("order", "order-normal", "bootstrap", "exact-bootstrap", "block")
-_BLOCK_KINDS = ("moving", "circular", "stationary")
+_BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
 
 
 def _normal_z(level: float) -> float:
@@ -100,7 +100,10 @@ def percentile_ci(
         ``"auto"`` uses Politis & White (2004) with the Patton et al. (2009)
         correction: the circular length (rounded up) for moving/circular
         blocks, the stationary length for the stationary bootstrap.
-    block_kind : {"moving", "circular", "stationary"}, default "moving"
+    block_kind : {"moving", "circular", "stationary", "superflow"}, default "moving"
+        ``"superflow"`` is the moving-block variant of SuperFlow's public
+        reference code (``n - b`` starts, ``floor((n - b) / b)`` blocks, so a
+        resample is shorter than n), kept to reproduce SuperFlow 3's figures.
     rng : None, int or numpy.random.Generator
         Seed for the resampling methods (SPEC 7). The same seed gives the
         same interval whatever the number of threads.

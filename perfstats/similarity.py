@@ -9,7 +9,9 @@ SuperFlow's evaluation, 000_*) is ``2 ** -symKL`` of two Gaussian KDEs.
 
 from __future__ import annotations
 
+import logging
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,8 @@ import numpy as np
 
 from ._kernels.kde import grid_density, symmetric_kl_bits
 from ._validation import FloatArray, as_sample, check_int
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["KSResult", "kl_similarity", "ks", "namd"]
 
@@ -60,7 +64,10 @@ def ks(a: Any, b: Any) -> KSResult:
     point summaries such as :func:`namd`: it also sees a changed spread or
     a lost mode. Both numbers are SciPy's ``ks_2samp`` (its default
     ``method="auto"``: exact p-value for small samples, asymptotic for large
-    ones); perfstats adds validation and the result type.
+    ones); perfstats adds validation and the result type. Where SciPy
+    cannot finish the exact p-value it switches to the asymptotic one and
+    warns; perfstats returns the same numbers and logs that at debug level
+    instead, since stopping rules call this at every check.
 
     Parameters
     ----------
@@ -84,7 +91,11 @@ def ks(a: Any, b: Any) -> KSResult:
     y = as_sample(b, "b")
     from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
 
-    res = stats.ks_2samp(x, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        res = stats.ks_2samp(x, y)
+    for w in caught:
+        _log.debug("ks_2samp: %s", w.message)
     return KSResult(float(res.statistic), float(res.pvalue), x.size, y.size)
 
 

@@ -29,8 +29,7 @@ import numpy as np
 
 from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive, check_quantiles
-from ..blocklength import MIN_SIZE, optimal_block_length
-from ..bootstrap import bootstrap_distribution
+from ..blocklength import MIN_SIZE
 from ..decision import Decision
 from ..interval import Interval
 from ..intervals import percentile_ci
@@ -163,10 +162,7 @@ class SuperFlow(Rule):
                 # be estimated and blocks of one (the i.i.d. bootstrap) are
                 # the reference code's floor.
                 kwargs["block_length"] = 1
-        if self.ci == "block" and self.block_kind == "superflow":
-            intervals = _reference_block_intervals(x, self.quantiles, **kwargs)
-        else:
-            intervals = tuple(percentile_ci(x, self.quantiles, **kwargs))
+        intervals = tuple(percentile_ci(x, self.quantiles, **kwargs))
         return _SetVerdict(intervals, all(iv.within(self.error) for iv in intervals))
 
     def _previous_verdict(self, previous: np.ndarray) -> _SetVerdict:
@@ -218,50 +214,6 @@ class SuperFlow(Rule):
             else f"reaches {pct(worst.rel_error)} from the {label}"
         )
         return f"{label} CI of the {role} runs {reach}; needs within {pct(self.error)}"
-
-
-def _reference_block_intervals(
-    x: np.ndarray,
-    quantiles: Sequence[float],
-    *,
-    level: float,
-    method: str,
-    n_resamples: int,
-    rng: int,
-    block_kind: str,
-    block_length: int | None = None,
-) -> tuple[Interval, ...]:
-    """Percentile intervals under the reference code's block scheme.
-
-    :func:`percentile_ci` offers the textbook block schemes only, so the
-    percentile interval is taken from :func:`bootstrap_distribution`, which
-    also knows the reference variant; every quantile is computed from the
-    same resamples (one seed).
-    """
-    b = block_length
-    if b is None:
-        b = optimal_block_length(x).block("circular")
-    b = max(1, min(b, x.size // 2))
-    tail = (1.0 - level) / 2.0
-    out = []
-    for q in quantiles:
-        boot = bootstrap_distribution(
-            x, q, n_resamples=n_resamples, block_length=b, block_kind=block_kind, rng=rng
-        )
-        low, high = np.quantile(boot, [tail, 1.0 - tail])
-        out.append(
-            Interval(
-                estimate=float(np.quantile(x, q)),
-                low=float(low),
-                high=float(high),
-                level=level,
-                method=method,
-                n=int(x.size),
-                q=q,
-                block_length=float(b),
-            )
-        )
-    return tuple(out)
 
 
 def _interval_details(intervals: Sequence[Interval]) -> dict[str, dict[str, float]]:
