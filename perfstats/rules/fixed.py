@@ -14,7 +14,7 @@ from .base import Rule
 class Fixed(Rule):
     """Stop after exactly ``n`` runs.
 
-    The practice SHARP (Frachtenberg et al.) criticises: a fixed count such as
+    The practice SHARP (Mittal et al.) criticises: a fixed count such as
     SeBS's 100 repetitions is too few for some targets and wasteful for
     others. Kept as a baseline and for simple harness runs.
 

@@ -1,7 +1,8 @@
 """SHARP's stopping rules: relative CI width of the mean, and KS between halves.
 
-Frachtenberg et al., "SHARP: a distribution-based framework for reproducible
-performance evaluation" (003_* in the papers folder), Section V-C and
+Mittal, Bruel, Faloutsos, Milojicic & Frachtenberg, "SHARP: a
+distribution-based framework for reproducible performance evaluation"
+(003_* in the papers folder), Section V-C and
 Table IV: the CI rule stops when the 95% right-tailed confidence interval of
 the mean is narrower than a fraction T of the mean (T = 0.05 or 0.01); the
 KS rule stops when the Kolmogorov-Smirnov statistic between the first and
