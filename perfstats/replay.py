@@ -190,9 +190,11 @@ def _run_job(job: _Job) -> list[tuple[Any, ...]]:
 
 
 def _init_worker() -> None:
-    import numba
+    # One process per core already uses every core; and a worker forked from
+    # a process whose numba thread pool runs must not touch that pool.
+    from ._kernels.threads import allow_threads
 
-    numba.set_num_threads(1)
+    allow_threads(False)
 
 
 def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any, ...]]:
@@ -218,7 +220,8 @@ def _context() -> BaseContext:
     # of a second; a spawned one re-imports numba and loads every kernel from
     # the cache (seconds each), which would dominate a replay of a few
     # seconds. Fork is safe on Linux only (macOS system libraries are not
-    # fork-safe, Windows has no fork); elsewhere workers are spawned.
+    # fork-safe, Windows has no fork); elsewhere workers are spawned. Forked
+    # workers never enter numba's thread pool (see _init_worker).
     linux = sys.platform.startswith("linux")
     return get_context("fork" if linux and "fork" in get_all_start_methods() else "spawn")
 

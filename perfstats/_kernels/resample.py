@@ -19,6 +19,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
+from .threads import use_threads
 
 IID = 0
 MOVING = 1
@@ -284,7 +285,7 @@ def _parallel_stats(
     return out
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def resample_positions(
     n: int, n_resamples: int, key: np.uint64, kind: int, block: float, order: np.ndarray
 ) -> np.ndarray:
@@ -300,7 +301,9 @@ def resample_positions(
     else:
         m = n
     out = np.empty((n_resamples, m), np.int64)
-    for bi in nb.prange(n_resamples):
+    # Serial: the callable that consumes these positions runs in Python and
+    # dominates the cost anyway.
+    for bi in range(n_resamples):
         # The same draws as fill_counts, but recording positions in order.
         fill_positions(out[bi], n, kind, block, stream_state(key, bi))
         if kind == IID:
@@ -368,10 +371,6 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
                 pos = 0
 
 
-# Below this many rank visits (resamples x n) thread start-up and the barrier
-# cost more than they save, so small problems run serially. Streams are per
-# resample, so both paths give identical numbers.
-PARALLEL_WORK = 250_000
 
 
 def bootstrap_stats(
@@ -389,6 +388,6 @@ def bootstrap_stats(
     Returns an array of shape ``(n_resamples, len(qs) + with_mean)``; the
     mean, when asked for, is the last column.
     """
-    kernel = _parallel_stats if n_resamples * sorted_x.size > PARALLEL_WORK else _serial_stats
+    kernel = _parallel_stats if use_threads(n_resamples * sorted_x.size) else _serial_stats
     result: np.ndarray = kernel(sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block)
     return result
