@@ -104,16 +104,13 @@ def test_load_200_invocations_at_concurrency_16(server: FunctionServer, tmp_path
     # The value is the function's own request number: both sides must agree
     # that each of the 200 requests happened exactly once.
     target = HttpFunction(server.url, payload={"n": 200}, json_field="seq", unit="request")
-    t0 = time.monotonic()
     result = run(target, Fixed(n=200), concurrency=16, record=path, progress=False)
-    elapsed = time.monotonic() - t0
     df = read_record(path)
     assert len(df) == 200 and df["run"].is_unique and sorted(df["run"]) == list(range(1, 201))
     assert (df["status"] == "ok").all()
     seqs = sorted(int(v) for v in df["value"])
     assert seqs == list(range(seqs[0], seqs[0] + 200))
     assert len(result.values) == 200 and result.decision.stop
-    assert elapsed < 120
 
 
 def test_cli_run_against_the_function(server: FunctionServer, tmp_path, capsys) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -79,12 +78,10 @@ def test_cliffs_delta_million_points() -> None:
     rng = np.random.default_rng(11)
     a = np.round(rng.lognormal(3.0, 0.5, 1_000_000), 2)  # realistic ties
     b = np.round(rng.lognormal(3.01, 0.5, 1_000_000), 2)
-    cliffs_delta(a[:10], b[:10])  # compile outside the timing
-    t0 = time.perf_counter()
+    # O(n log n) is what makes this call finish at all (an O(n^2) count
+    # would take hours); its speed is measured in benchmarks/, not here.
     res = cliffs_delta(a, b)
-    elapsed = time.perf_counter() - t0
     assert res.delta == pytest.approx(scipy_delta(a, b), rel=1e-9, abs=1e-12)
-    assert elapsed < 5.0  # O(n log n): about 0.2 s on one core; O(n^2) would take hours
 
 
 @settings(max_examples=150, deadline=None)
