@@ -18,7 +18,6 @@ their status and message and no value. Columns:
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import os
@@ -29,8 +28,8 @@ from typing import IO, Any
 import pandas as pd
 
 from .ab_schedule import Call
-from .measurement import STATUSES, Measurement
-from .record import metadata_path
+from .measurement import Measurement
+from .record import metadata_path, read_rows
 
 COLUMNS = (
     "call",
@@ -143,26 +142,7 @@ def read_ab_record(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> df = read_ab_record("suite.csv")  # doctest: +SKIP
     >>> df.groupby(["benchmark", "version"]).value.median()  # doctest: +SKIP
     """
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise ValueError(f"record {os.fspath(p)} does not exist") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read {os.fspath(p)}: {exc.strerror}") from None
-    end = raw.rfind(b"\n")
-    text = raw[: end + 1].decode("utf-8", "replace") if end >= 0 else ""
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
-        raise ValueError(
-            f"{os.fspath(p)} is not an A-B record: expected the columns {', '.join(COLUMNS)}; "
-            f"found {', '.join(reader.fieldnames or []) or 'none'}"
-        )
-    rows = list(reader)
-    for i, row in enumerate(rows, start=2):
-        if row["status"] not in STATUSES:
-            raise ValueError(f"{os.fspath(p)} line {i}: unknown status {row['status']!r}")
-    return frame(rows)
+    return frame(read_rows(path, COLUMNS, "an A-B record"))
 
 
 def read_ab_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:

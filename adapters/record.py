@@ -142,18 +142,30 @@ def read_record(path: str | os.PathLike[str]) -> pd.DataFrame:
     >>> df = read_record("run.csv")  # doctest: +SKIP
     >>> df[df.status == "ok"].value.median()  # doctest: +SKIP
     """
+    rows = read_rows(path, COLUMNS, "a perfstats record")
+    return _typed(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def read_rows(
+    path: str | os.PathLike[str], columns: tuple[str, ...], kind: str
+) -> list[dict[str, str]]:
+    """The complete rows of a record CSV whose header is exactly ``columns``.
+
+    A last line cut short by a crash is left out; a wrong header or an
+    unknown status is a ValueError naming the file (and line).
+    """
     text = _complete_text(Path(path))
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+    if reader.fieldnames is None or tuple(reader.fieldnames) != columns:
         raise ValueError(
-            f"{os.fspath(path)} is not a perfstats record: expected the columns "
-            f"{', '.join(COLUMNS)}; found {', '.join(reader.fieldnames or []) or 'none'}"
+            f"{os.fspath(path)} is not {kind}: expected the columns "
+            f"{', '.join(columns)}; found {', '.join(reader.fieldnames or []) or 'none'}"
         )
     rows = list(reader)
     for i, row in enumerate(rows, start=2):
         if row["status"] not in STATUSES:
             raise ValueError(f"{os.fspath(path)} line {i}: unknown status {row['status']!r}")
-    return _typed(pd.DataFrame(rows, columns=list(COLUMNS)))
+    return rows
 
 
 def _complete_text(path: Path) -> str:

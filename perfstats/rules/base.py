@@ -53,15 +53,20 @@ class Rule(ABC):
 
     name: str = "Rule"
 
-    @property
-    @abstractmethod
-    def interval(self) -> int:
-        """Runs per run interval."""
+    # Subclasses set these in __init__; a rule whose minimum follows from
+    # other parameters overrides ``min_n`` instead.
+    _interval: int
+    _min_n: int
 
     @property
-    @abstractmethod
+    def interval(self) -> int:
+        """Runs per run interval."""
+        return self._interval
+
+    @property
     def min_n(self) -> int:
         """The fewest points the rule needs before it may stop."""
+        return self._min_n
 
     @abstractmethod
     def config(self) -> dict[str, Any]:

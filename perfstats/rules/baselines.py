@@ -85,14 +85,6 @@ class BasicBootstrap(Rule):
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.seed = base_seed(rng)
 
-    @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
-    def min_n(self) -> int:
-        return self._min_n
-
     def config(self) -> dict[str, Any]:
         return {
             "error": self.error,
@@ -175,10 +167,6 @@ class CoV(Rule):
         self.threshold = check_positive(threshold, "threshold")
         self.window = check_int(window, "window", minimum=2)
         self._interval = check_int(interval, "interval", minimum=1)
-
-    @property
-    def interval(self) -> int:
-        return self._interval
 
     @property
     def min_n(self) -> int:

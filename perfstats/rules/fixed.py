@@ -34,15 +34,8 @@ class Fixed(Rule):
 
     def __init__(self, *, n: int = 100) -> None:
         self.n = check_int(n, "n", minimum=1)
-
-    @property
-    def interval(self) -> int:
         # One interval of n runs: a harness runs them all, then stops.
-        return self.n
-
-    @property
-    def min_n(self) -> int:
-        return self.n
+        self._interval = self._min_n = self.n
 
     def config(self) -> dict[str, Any]:
         return {"n": self.n}

@@ -111,10 +111,6 @@ class Metior(Rule):
         self.seed = base_seed(rng)
 
     @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
     def min_n(self) -> int:
         return 2 * self._interval
 

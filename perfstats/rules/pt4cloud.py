@@ -52,10 +52,6 @@ class PT4Cloud(Rule):
         self._interval = check_int(interval, "interval", minimum=1)
 
     @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
     def min_n(self) -> int:
         return 2 * self._interval
 

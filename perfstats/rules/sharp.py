@@ -68,14 +68,6 @@ class CIWidth(Rule):
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self._interval = check_int(interval, "interval", minimum=1)
 
-    @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
-    def min_n(self) -> int:
-        return self._min_n
-
     def config(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
@@ -152,14 +144,6 @@ class KSHalves(Rule):
         self.threshold = check_positive(threshold, "threshold")
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self._interval = check_int(interval, "interval", minimum=1)
-
-    @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
-    def min_n(self) -> int:
-        return self._min_n
 
     def config(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "min_n": self._min_n, "interval": self._interval}

@@ -126,10 +126,6 @@ class SuperFlow(Rule):
         self._memo: tuple[np.ndarray, _SetVerdict] | None = None
 
     @property
-    def interval(self) -> int:
-        return self._interval
-
-    @property
     def min_n(self) -> int:
         return 2 * self._interval
 
