@@ -138,9 +138,15 @@ def read_ab_record(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     Examples
     --------
+    A record written by ``perfstats ab --record suite.csv`` reads back as
+    ``read_ab_record("suite.csv")``, one row per execution; a path that is
+    not there is an error that says so:
+
     >>> from perfstats.adapters.ab_record import read_ab_record
-    >>> df = read_ab_record("suite.csv")  # doctest: +SKIP
-    >>> df.groupby(["benchmark", "version"]).value.median()  # doctest: +SKIP
+    >>> read_ab_record("no-such-suite.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: record no-such-suite.csv does not exist
     """
     return frame(read_rows(path, COLUMNS, "an A-B record"))
 

@@ -50,8 +50,22 @@ class SuiteRun:
 
     Examples
     --------
-    >>> run = run_suite(suite, rng=1)  # doctest: +SKIP
-    >>> run.analyse().to_frame()[["benchmark", "verdict", "estimate"]]  # doctest: +SKIP
+    :func:`run_suite` returns one; its example shows a whole run. The plan
+    pairs every call with its executions, and the measurements hold one
+    row for each of them:
+
+    >>> import sys
+    >>> from perfstats.adapters.ab_benchmark import Benchmark
+    >>> from perfstats.adapters.ab_command import ReportingCommand
+    >>> from perfstats.adapters.ab_runner import run_suite
+    >>> from perfstats.adapters.ab_suite import Suite
+    >>> echo = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
+    ...         "[{'version': v, 'repeat': k, 'value': 1.0} for v, k in r['executions']]}))")
+    >>> suite = Suite([Benchmark("a")], ReportingCommand([sys.executable, "-c", echo]),
+    ...               calls=3, repeats=1, concurrency=1)
+    >>> run = run_suite(suite, rng=0)
+    >>> len(run.plan), len(run.measurements), run.seed
+    (3, 6, 0)
     """
 
     suite: Suite
