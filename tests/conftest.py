@@ -49,3 +49,8 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
         str(name): np.loadtxt(perfstats_data / "pt4cloud" / str(name))
         for name in manifest["file"]
     }
+
+
+# Support files are run by the tests (as function sources, workload scripts),
+# not test modules: keep doctest collection from importing them.
+collect_ignore_glob = ["ab_support/*", "adapters_support/*"]
