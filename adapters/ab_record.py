@@ -17,19 +17,18 @@ their status and message and no value. Columns:
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pandas as pd
 
 from .ab_schedule import Call
 from .measurement import Measurement
-from .record import metadata_path, read_rows
+from .record import create_csv, metadata_path, read_rows
 
 COLUMNS = (
     "call",
@@ -185,17 +184,7 @@ class AbRecord:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.meta_path = metadata_path(self.path)
-        if self.path.exists():
-            raise ValueError(f"record {os.fspath(self.path)} already exists; choose another path")
-        if self.path.parent and not self.path.parent.is_dir():
-            raise ValueError(f"folder {os.fspath(self.path.parent)} does not exist")
-        try:
-            self._file: IO[str] = open(self.path, "x", newline="", encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot create {os.fspath(self.path)}: {exc.strerror}") from None
-        self._writer = csv.writer(self._file, lineterminator="\n")
-        self._writer.writerow(COLUMNS)
-        self._file.flush()
+        self._file, self._writer = create_csv(self.path, COLUMNS, "choose another path")
 
     def append(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Write rows and flush them to the operating system."""

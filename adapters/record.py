@@ -179,6 +179,25 @@ def _complete_text(path: Path) -> str:
     return raw[: end + 1].decode("utf-8", "replace") if end >= 0 else ""
 
 
+def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[str], Any]:
+    """Create a new record CSV with its header, flushed; never overwrite one.
+
+    ``advice`` ends the error when the file exists (what the user can do).
+    """
+    if path.exists():
+        raise ValueError(f"record {os.fspath(path)} already exists; {advice}")
+    if path.parent and not path.parent.is_dir():
+        raise ValueError(f"folder {os.fspath(path.parent)} does not exist")
+    try:
+        handle: IO[str] = open(path, "x", newline="", encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot create {os.fspath(path)}: {exc.strerror}") from None
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(columns)
+    handle.flush()
+    return handle, writer
+
+
 class Record:
     """Append-only writer of a record CSV plus its metadata JSON.
 
@@ -209,19 +228,9 @@ class Record:
             self._create()
 
     def _create(self) -> None:
-        if self.path.exists():
-            raise ValueError(
-                f"record {os.fspath(self.path)} already exists; resume it or choose another path"
-            )
-        if self.path.parent and not self.path.parent.is_dir():
-            raise ValueError(f"folder {os.fspath(self.path.parent)} does not exist")
-        try:
-            self._file: IO[str] = open(self.path, "x", newline="", encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot create {os.fspath(self.path)}: {exc.strerror}") from None
-        self._writer = csv.writer(self._file, lineterminator="\n")
-        self._writer.writerow(COLUMNS)
-        self._file.flush()
+        self._file, self._writer = create_csv(
+            self.path, COLUMNS, "resume it or choose another path"
+        )
 
     def _open_existing(self) -> None:
         if not self.path.exists():
