@@ -3,9 +3,14 @@
 Per benchmark (ElastiBench, 001_*, Section VI-A, and Liao et al., 004_*):
 
 * the 99% bootstrap CI of the relative change of the median,
-  :func:`perfstats.relative_change`, paired for duet runs (a pair is the
-  baseline and candidate execution of the same repeat in the same call),
-  resampled by call first when ``grouped``;
+  :func:`perfstats.relative_change`, resampled by call first when
+  ``grouped``; for duet runs it is paired (a pair is the baseline and
+  candidate execution of the same repeat in the same call) and by default
+  the median of the per-pair ratios, so that each pair's shared instance
+  state cancels before the pairs are pooled; for RMIT runs with
+  ``by_trial`` (the suites' default) the trial is the block: the baseline
+  and candidate executions of the same trial and repeat form a pair, read
+  the same way and resampled by trial;
 * the verdict read off that CI: ``"slower"`` (above 0), ``"faster"`` (below
   0) or ``"no change"``; a benchmark with fewer than ``min_results``
   successful results (pairs, for duet) is ``"too few results"`` and is not
@@ -20,7 +25,7 @@ agreement, one-sided and two-sided coverage (:func:`perfstats.change_agreement`)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +35,7 @@ import pandas as pd
 from perfstats.change import ChangeAgreement, RelativeChange, change_agreement, relative_change
 from perfstats.effects import CliffsDelta, RankTest, cliffs_delta, wilcoxon_ranksum
 
-from .ab_schedule import BASELINE, CANDIDATE
+from .ab_schedule import BASELINE, CANDIDATE, DUET
 from .measurement import OK
 
 SLOWER = "slower"
@@ -119,14 +124,24 @@ class SuiteAnalysis:
     >>> from perfstats.adapters.ab_analysis import BenchmarkVerdict, SuiteAnalysis
     >>> a = SuiteAnalysis((BenchmarkVerdict("x", "too few results", 2, 2, 0, None, None,
     ...                                      None),), paired=True, level=0.99, min_results=10)
-    >>> a.counts()
-    {'slower': 0, 'faster': 0, 'no change': 0, 'too few results': 1}
+    >>> a.counts(), a.pairing
+    ({'slower': 0, 'faster': 0, 'no change': 0, 'too few results': 1}, 'paired by call (duet)')
     """
 
     verdicts: tuple[BenchmarkVerdict, ...]
     paired: bool
     level: float
     min_results: int
+    by_trial: bool = False
+
+    @property
+    def pairing(self) -> str:
+        """How baseline and candidate results were matched, in words."""
+        if self.paired:
+            return "paired by call (duet)"
+        if self.by_trial:
+            return "paired by trial (RMIT blocks)"
+        return "unpaired"
 
     def verdict(self, benchmark: str) -> BenchmarkVerdict:
         """The verdict of ``benchmark``."""
@@ -152,20 +167,25 @@ def _verdict(change: RelativeChange) -> str:
     return {"slower": SLOWER, "faster": FASTER}.get(change.direction, NO_CHANGE)
 
 
-def _samples(rows: pd.DataFrame, paired: bool) -> tuple[np.ndarray, np.ndarray, Any]:
-    """Baseline and candidate values of one benchmark, with their call labels."""
+def _samples(
+    rows: pd.DataFrame, paired: bool, by_trial: bool
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Baseline and candidate values of one benchmark, with their call (or trial) labels."""
     ok = rows[rows["status"] == OK]
-    if paired:
+    if paired or by_trial:
+        block = "call" if paired else "trial"
+        if block not in ok.columns:
+            raise ValueError(f"pairing by {block} needs a {block!r} column in the record")
         wide = ok.pivot_table(
-            index=["call", "repeat"], columns="version", values="value", aggfunc="first"
+            index=[block, "repeat"], columns="version", values="value", aggfunc="first"
         )
         for version in (BASELINE, CANDIDATE):
             if version not in wide.columns:
                 wide[version] = np.nan
         # A pair whose partner failed is no pair: both halves are left out.
         wide = wide.dropna(subset=[BASELINE, CANDIDATE]).sort_index()
-        calls = wide.index.get_level_values("call").to_numpy()
-        return wide[BASELINE].to_numpy(), wide[CANDIDATE].to_numpy(), calls
+        labels = wide.index.get_level_values(block).to_numpy()
+        return wide[BASELINE].to_numpy(), wide[CANDIDATE].to_numpy(), labels
     ordered = ok.sort_values(["call", "order"])
     base = ordered[ordered["version"] == BASELINE]
     cand = ordered[ordered["version"] == CANDIDATE]
@@ -178,14 +198,17 @@ def _judge(
     rows: pd.DataFrame,
     *,
     paired: bool,
+    by_trial: bool,
     level: float,
     min_results: int,
     n_resamples: int,
     grouped: bool,
+    per_pair: bool,
     rng: np.random.Generator,
 ) -> BenchmarkVerdict:
     failed = int((rows["status"] != OK).sum())
-    base, cand, groups = _samples(rows, paired)
+    base, cand, groups = _samples(rows, paired, by_trial)
+    matched = paired or by_trial
     if min(base.size, cand.size) < min_results:
         return BenchmarkVerdict(name, TOO_FEW, base.size, cand.size, failed, None, None, None)
     try:
@@ -193,8 +216,9 @@ def _judge(
             base,
             cand,
             level=level,
-            paired=paired,
+            paired=matched,
             groups=groups if grouped else None,
+            per_pair=bool(matched and per_pair),
             n_resamples=n_resamples,
             rng=rng,
         )
@@ -211,10 +235,12 @@ def analyse(
     measurements: pd.DataFrame,
     *,
     paired: bool,
+    by_trial: bool = False,
     level: float = 0.99,
     min_results: int = 10,
     n_resamples: int = 10000,
     grouped: bool = True,
+    per_pair: bool = True,
     benchmarks: Sequence[str] | None = None,
     rng: Any = None,
 ) -> SuiteAnalysis:
@@ -229,6 +255,15 @@ def analyse(
         True for a duet run: pairs are the baseline and candidate executions
         of the same call and repeat, and :func:`perfstats.relative_change`
         resamples them jointly.
+    by_trial : bool, default False
+        For an RMIT run (``paired=False``): pair the baseline and candidate
+        executions of the same trial and repeat, and resample trials. An
+        RMIT trial runs every version within a short time, so it is a block
+        in the sense of a randomized complete block design (Abedi & Brecht
+        2017): the machine's state of the moment, shared by the pair,
+        cancels in its ratio. Left False, RMIT results are compared as two
+        independent samples resampled by call, as ElastiBench compares its
+        VM runs. :class:`~perfstats.adapters.ab_suite.Suite` turns it on.
     level : float, default 0.99
         Level of the CI (ElastiBench).
     min_results : int, default 10
@@ -237,6 +272,13 @@ def analyse(
         Bootstrap resamples.
     grouped : bool, default True
         Resample calls, then results within them (two-level bootstrap).
+    per_pair : bool, default True
+        For a duet run (or ``by_trial``), the change is the median of the per-pair ratios
+        candidate / baseline (``relative_change(..., per_pair=True)``):
+        each ratio cancels the state its two executions shared, which the
+        ratio of the two versions' medians does not when that state jumps
+        between calls. False compares the medians of the two versions over
+        jointly resampled pairs. Ignored for unpaired runs.
     benchmarks : sequence of str, optional
         Order of the verdicts (and benchmarks with no row at all, which are
         then ``"too few results"``); default: sorted names in the record.
@@ -273,14 +315,43 @@ def analyse(
                 name,
                 rows,
                 paired=paired,
+                by_trial=by_trial,
                 level=level,
                 min_results=min_results,
                 n_resamples=n_resamples,
                 grouped=grouped,
+                per_pair=per_pair,
                 rng=gen,
             )
         )
-    return SuiteAnalysis(tuple(verdicts), bool(paired), float(level), int(min_results))
+    return SuiteAnalysis(
+        tuple(verdicts), bool(paired), float(level), int(min_results), bool(by_trial and not paired)
+    )
+
+
+def analysis_settings(suite: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Keyword arguments of :func:`analyse` for a record's suite metadata.
+
+    A record written before a setting existed is judged the way it was then
+    (for ``by_trial``: unpaired); no metadata at all means the defaults,
+    unpaired.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab_analysis import analysis_settings
+    >>> opts = analysis_settings({"schedule": "rmit", "by_trial": True, "level": 0.95})
+    >>> opts["paired"], opts["by_trial"], opts["level"], opts["min_results"]
+    (False, True, 0.95, 10)
+    """
+    s: Mapping[str, Any] = suite if isinstance(suite, Mapping) else {}
+    return {
+        "paired": s.get("schedule") == DUET,
+        "by_trial": bool(s.get("by_trial", False)),
+        "level": float(s.get("level", 0.99)),
+        "min_results": int(s.get("min_results", 10)),
+        "n_resamples": int(s.get("n_resamples", 10000)),
+        "grouped": bool(s.get("grouped", True)),
+    }
 
 
 def suite_agreement(first: SuiteAnalysis, second: SuiteAnalysis) -> ChangeAgreement:

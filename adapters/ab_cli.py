@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .ab_analysis import SuiteAnalysis, analyse, suite_agreement
+from .ab_analysis import SuiteAnalysis, analyse, analysis_settings, suite_agreement
 from .ab_config import load_suite
 from .ab_record import read_ab_metadata, read_ab_record
 from .ab_runner import run_suite
-from .ab_schedule import DUET, SCHEDULES
+from .ab_schedule import SCHEDULES
 from .formatting import percent, table
 from .plain import plain
 
@@ -36,7 +36,8 @@ target (a command or an HTTP function that runs each call's executions and
 reports their timings as JSON, or one perfstats target per version) and the
 benchmarks with their baseline and candidate parameters; see
 perfstats.adapters.ab_config. Verdicts: the 99% bootstrap CI of the relative
-median change (paired for duet) above 0 is 'slower', below 0 'faster', else
+median change (of the pairs' ratios for duet, and for rmit of each trial's
+baseline-candidate pairs) above 0 is 'slower', below 0 'faster', else
 'no change'; fewer than 10 successful results: 'too few results'.
 """
 
@@ -140,13 +141,12 @@ def _from_record(
     names = [
         str(b["name"]) for b in suite.get("benchmarks", []) if isinstance(b, dict) and "name" in b
     ]
+    settings = analysis_settings(suite)
+    if level is not None:
+        settings["level"] = level
     analysis = analyse(
         measurements,
-        paired=suite.get("schedule") == DUET,
-        level=suite.get("level", 0.99) if level is None else level,
-        min_results=suite.get("min_results", 10),
-        n_resamples=suite.get("n_resamples", 10000),
-        grouped=suite.get("grouped", True),
+        **settings,
         benchmarks=names or None,
         rng=meta.get("seed") if seed is None else seed,
     )
@@ -172,6 +172,7 @@ def _show(info: dict[str, Any], analysis: SuiteAnalysis) -> None:
     _out(f"target   {target.get('kind')}: {target.get('name')}")
     if info["record"]:
         _out(f"record   {info['record']}")
+    _out(f"analysis {analysis.pairing}, {100 * analysis.level:g}% CI of the relative median change")
     c = info.get("counts") or {}
     elapsed = info.get("elapsed_s")
     took = f" in {elapsed:.1f} s" if isinstance(elapsed, (int, float)) else ""
@@ -190,7 +191,7 @@ def _show(info: dict[str, Any], analysis: SuiteAnalysis) -> None:
                 "benchmark": v.benchmark,
                 "verdict": v.verdict,
                 "results": f"{v.n_baseline}/{v.n_candidate}"
-                if not analysis.paired
+                if not (analysis.paired or analysis.by_trial)
                 else str(v.n_baseline),
                 "change": _signed(d["estimate"]) if judged else "",
                 level: f"[{_signed(d['low'])}, {_signed(d['high'])}]" if judged else "",

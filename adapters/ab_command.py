@@ -11,7 +11,7 @@ from .ab_benchmark import Benchmark
 from .ab_protocol import encode_request, read_results
 from .ab_schedule import Call
 from .ab_target import SuiteTarget, failed_call
-from .arguments import check_argv, check_env, check_timeout, show_argv
+from .arguments import check_argv, check_cpus, check_env, check_timeout, show_argv
 from .measurement import ERROR, TIMEOUT, Measurement
 from .processes import ProcessRunner
 
@@ -42,6 +42,12 @@ class ReportingCommand(SuiteTarget):
         Unit of the values when the program does not name one.
     label : str, optional
         Label for the record (default: the command line).
+    cpus : list of int, optional
+        Pin every call's process to these CPUs (Linux). On a machine whose
+        CPUs run at different speeds (a VM's virtual CPUs on busy host
+        cores), calls that land on different CPUs differ by far more than
+        the change sought; RMIT, which compares versions across calls,
+        suffers most.
 
     Examples
     --------
@@ -68,8 +74,10 @@ class ReportingCommand(SuiteTarget):
         cwd: str | None = None,
         unit: str = "",
         label: str | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> None:
         self.argv = check_argv(argv)
+        self.cpus = check_cpus(cpus)
         self.timeout = check_timeout(timeout)
         self.env = check_env(env)
         if cwd is not None and not os.path.isdir(cwd):
@@ -90,6 +98,7 @@ class ReportingCommand(SuiteTarget):
             env=self._full_env,
             cwd=self.cwd,
             stdin=encode_request(call, benchmark),
+            cpus=self.cpus,
         )
         extra: dict[str, Any] = {"call_wall_ns": out.wall_ns, "returncode": out.returncode}
         problem = out.failure()
@@ -117,6 +126,7 @@ class ReportingCommand(SuiteTarget):
             "env": self.env,
             "cwd": self.cwd,
             "unit": self.unit,
+            "cpus": None if self.cpus is None else list(self.cpus),
         }
 
 

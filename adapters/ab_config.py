@@ -6,13 +6,14 @@ A file looks like this (TOML; the same keys in YAML)::
     calls = 15               # calls per benchmark (duet) / trials (rmit)
     repeats = 3              # executions of each version per call
     concurrency = 16         # calls in flight
-    level = 0.99             # optional: min_results, n_resamples, grouped, seed
+    level = 0.99             # optional: min_results, n_resamples, grouped, by_trial, seed
 
     [target]                 # kind "command", "http" or "targets"
     kind = "command"
     argv = ["{python}", "-I", "-S", "bench.py"]   # request on stdin, JSON out
     cwd = "."                # relative to this file
     unit = "ns"
+    cpus = [1]               # optional: pin every call to these CPUs
 
     [[benchmarks]]
     name = "sort"
@@ -51,11 +52,12 @@ SETTINGS = (
     "min_results",
     "n_resamples",
     "grouped",
+    "by_trial",
 )
 TOP_KEYS = (*SETTINGS, "seed", "target", "benchmarks")
 BENCHMARK_KEYS = ("name", "params", "baseline", "candidate")
 TARGET_KEYS = {
-    "command": ("argv", "timeout", "env", "cwd", "unit", "label"),
+    "command": ("argv", "timeout", "env", "cwd", "unit", "label", "cpus"),
     "http": ("url", "timeout", "headers", "keep_alive", "unit", "label"),
     "targets": ("label",),
 }

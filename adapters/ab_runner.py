@@ -82,6 +82,7 @@ class SuiteRun:
         return analyse(
             self.measurements,
             paired=s.paired,
+            by_trial=s.by_trial,
             level=s.level,
             min_results=s.min_results,
             n_resamples=s.n_resamples,

@@ -46,6 +46,12 @@ class Suite:
         Resample calls, then results within them (two-level bootstrap), so
         that the CI reflects the variation between calls (instances) and
         not only within them.
+    by_trial : bool, default True
+        RMIT only: pair each trial's baseline and candidate executions of
+        the same repeat and read the change from the pairs' ratios, trials
+        resampled (:func:`~perfstats.adapters.ab_analysis.analyse`). On a
+        machine whose speed drifts, the unpaired comparison of RMIT results
+        is several times wider; False compares them unpaired.
 
     Examples
     --------
@@ -68,6 +74,7 @@ class Suite:
     min_results: int = 10
     n_resamples: int = 10000
     grouped: bool = True
+    by_trial: bool = True
 
     def __post_init__(self) -> None:
         benches = tuple(self.benchmarks)
@@ -113,8 +120,9 @@ class Suite:
             or not (math.isfinite(level) and 0 < level < 1)
         ):
             raise ValueError(f"level must be a number in (0, 1); got {level!r}")
-        if not isinstance(self.grouped, bool):
-            raise ValueError(f"grouped must be true or false; got {self.grouped!r}")
+        for flag in ("grouped", "by_trial"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag} must be true or false; got {getattr(self, flag)!r}")
 
     @property
     def paired(self) -> bool:
@@ -155,6 +163,7 @@ class Suite:
                 "min_results": self.min_results,
                 "n_resamples": self.n_resamples,
                 "grouped": self.grouped,
+                "by_trial": self.by_trial,
                 "target": self.target.config(),
                 "benchmarks": [
                     {"name": b.name, "baseline": dict(b.baseline), "candidate": dict(b.candidate)}

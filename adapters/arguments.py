@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -61,6 +62,41 @@ def check_env(env: Any, name: str = "env") -> dict[str, str] | None:
     ):
         raise ValueError(f"{name} must map variable names to string values; got {env!r}")
     return dict(env)
+
+
+def check_cpus(cpus: Any, name: str = "cpus") -> tuple[int, ...] | None:
+    """None (no pinning) or CPU numbers this process may itself run on, sorted.
+
+    Pinning needs ``os.sched_setaffinity`` (Linux); elsewhere any CPU set is
+    refused here rather than silently ignored.
+
+    Examples
+    --------
+    >>> import os
+    >>> from perfstats.adapters.arguments import check_cpus
+    >>> cpu = min(os.sched_getaffinity(0))
+    >>> check_cpus([cpu]) == (cpu,), check_cpus(None)
+    (True, None)
+    """
+    if cpus is None:
+        return None
+    if isinstance(cpus, (str, bytes)) or not isinstance(cpus, (Sequence, set, frozenset)):
+        raise ValueError(f"{name} must be a list of CPU numbers or None; got {cpus!r}")
+    items = list(cpus)
+    if not items or not all(
+        isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in items
+    ):
+        raise ValueError(f"{name} must be a non-empty list of CPU numbers (>= 0); got {cpus!r}")
+    if not hasattr(os, "sched_setaffinity"):
+        raise ValueError(f"{name}: pinning to CPUs needs os.sched_setaffinity (Linux)")
+    usable = os.sched_getaffinity(0)
+    outside = sorted(set(items) - usable)
+    if outside:
+        raise ValueError(
+            f"{name}: CPU {outside[0]} is not one this process may use "
+            f"(usable: {', '.join(map(str, sorted(usable)))})"
+        )
+    return tuple(sorted(set(items)))
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:

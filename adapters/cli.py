@@ -193,6 +193,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("b", help="candidate: a record or a one-column CSV")
     p.add_argument("--column", help="the column to use in a CSV with several")
     p.add_argument("--paired", action="store_true", help="a[i] and b[i] were measured together")
+    p.add_argument(
+        "--per-pair",
+        action="store_true",
+        help="with --paired: the change is the median of the ratios b[i] / a[i]",
+    )
     p.add_argument("--level", type=float, default=0.99, help="level of the change CI (0.99)")
     p.add_argument("--seed", type=int, help="seed of the bootstrap")
     _output_arguments(p)
@@ -515,7 +520,9 @@ def _compare(args: argparse.Namespace, command_argv: list[str]) -> int:
 
     a = _sample(args.a, args.column)
     b = _sample(args.b, args.column)
-    result = compare(a, b, paired=args.paired, level=args.level, rng=args.seed)
+    result = compare(
+        a, b, paired=args.paired, per_pair=args.per_pair, level=args.level, rng=args.seed
+    )
     frame = result.to_frame().reset_index()
     if args.json:
         _emit_json(

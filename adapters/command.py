@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .arguments import check_argv, check_env, check_timeout, show_argv
+from .arguments import check_argv, check_cpus, check_env, check_timeout, show_argv
 from .measurement import ERROR, TIMEOUT, Measurement
 from .processes import Outcome, ProcessRunner
 from .reading import ValueReader
@@ -37,6 +37,10 @@ class Command(Target):
         it (see :class:`~perfstats.adapters.reading.ValueReader`).
     label : str, optional
         Label for the record (default: the command line).
+    cpus : list of int, optional
+        Pin each run's process to these CPUs (Linux), right after it starts;
+        on a VM whose virtual CPUs differ in speed this removes a large,
+        placement-dependent part of the spread.
 
     Examples
     --------
@@ -62,8 +66,10 @@ class Command(Target):
         json_field: str | None = None,
         unit: str | None = None,
         label: str | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> None:
         self.argv = check_argv(argv)
+        self.cpus = check_cpus(cpus)
         self.timeout = check_timeout(timeout)
         self.env = check_env(env)
         self.inherit_env = bool(inherit_env)
@@ -96,7 +102,9 @@ class Command(Target):
         return found
 
     def invoke(self) -> Measurement:
-        out = self._runner.run(self.argv, timeout=self.timeout, env=self._full_env, cwd=self.cwd)
+        out = self._runner.run(
+            self.argv, timeout=self.timeout, env=self._full_env, cwd=self.cwd, cpus=self.cpus
+        )
         return outcome_measurement(out, self.reader, cold=None)
 
     def close(self) -> None:
@@ -110,6 +118,7 @@ class Command(Target):
             "env": self.env,
             "inherit_env": self.inherit_env,
             "cwd": self.cwd,
+            "cpus": None if self.cpus is None else list(self.cpus),
             **self.reader.config(),
         }
 

@@ -96,8 +96,15 @@ class ProcessRunner:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         stdin: bytes | None = None,
+        cpus: Sequence[int] | None = None,
     ) -> Outcome:
-        """Run ``argv`` to completion or until ``timeout`` seconds have passed."""
+        """Run ``argv`` to completion or until ``timeout`` seconds have passed.
+
+        ``cpus`` pins the child (and what it starts) to those CPUs. The
+        parent pins it right after it starts, before writing its standard
+        input: a program that times work only after reading its input never
+        runs that work unpinned.
+        """
         started_at = utc_now()
         t0 = time.monotonic_ns()
         try:
@@ -123,6 +130,8 @@ class ProcessRunner:
             self._live.add(proc)
         timed_out = False
         try:
+            if cpus is not None:
+                _pin(proc, cpus)
             try:
                 out, err = proc.communicate(stdin, timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -154,6 +163,14 @@ class ProcessRunner:
             live = list(self._live)
         for proc in live:
             _kill_group(proc)
+
+
+def _pin(proc: subprocess.Popen[bytes], cpus: Sequence[int]) -> None:
+    try:
+        os.sched_setaffinity(proc.pid, cpus)
+    except ProcessLookupError:
+        # It has already exited (and is not yet reaped): nothing to pin.
+        pass
 
 
 def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:

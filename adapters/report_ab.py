@@ -23,9 +23,8 @@ import pandas as pd
 
 from perfstats import plots
 
-from .ab_analysis import SuiteAnalysis, analyse
+from .ab_analysis import SuiteAnalysis, analyse, analysis_settings
 from .ab_record import COLUMNS, read_ab_metadata, read_ab_record
-from .ab_schedule import DUET
 from .report_images import figure_html
 from .report_run import failures_section
 from .report_tables import definitions_html, paragraph_html, section_html, table_html
@@ -68,11 +67,7 @@ def analyse_record(
     ]
     analysis = analyse(
         measurements,
-        paired=settings.get("schedule") == DUET,
-        level=float(settings.get("level", 0.99)),
-        min_results=int(settings.get("min_results", 10)),
-        n_resamples=int(settings.get("n_resamples", 10000)),
-        grouped=bool(settings.get("grouped", True)),
+        **analysis_settings(settings),
         benchmarks=names or None,
         rng=metadata.get("seed"),
     )
@@ -129,7 +124,7 @@ def suite_items(
         ("time", f"{metadata.get('started_at')} .. {metadata.get('ended_at')}" if suite else None),
         (
             "analysis",
-            f"{'paired (duet)' if analysis.paired else 'unpaired'}, {analysis.level:.0%} CI of the "
+            f"{analysis.pairing}, {analysis.level:.0%} CI of the "
             f"relative median change; fewer than {analysis.min_results} results: not judged",
         ),
         ("verdicts", ", ".join(f"{n} {name}" for name, n in judged.items())),

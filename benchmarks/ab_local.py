@@ -13,24 +13,33 @@ RMIT: every benchmark and version once per trial, in a fresh random order)
 on two targets: a local command (one process per call) and the Functions
 Framework on loopback (one request per call, the function holding both
 versions, as ElastiBench deploys them). Per benchmark the verdict is
-ElastiBench's: the 99% bootstrap CI of the relative median change (paired
-for duet, resampled by call) above or below 0. ``covered`` counts the
-flagged benchmarks whose CI contains the injected change (0.10, 0.50).
+ElastiBench's: the 99% bootstrap CI of the relative median change above or
+below 0, read from the median of the per-pair ratios: for duet a pair is
+both versions' executions of one repeat in one call, resampled by call; for
+RMIT it is both versions' executions of one repeat in one trial, resampled by
+trial. ``covered`` counts the flagged benchmarks whose CI contains the
+injected change (0.10, 0.50). RMIT rows also carry the unpaired analysis
+(``"unpaired"``), resampled by call, for comparison.
 
 By default the workloads report the CPU time of the executing thread
 (``--clock thread``), which a machine shared with other jobs does not
 inflate with time slices given to them; ``--clock wall`` reports wall time
-instead, to see what such noise does.
+instead, to see what such noise does. The targets (every command call, the
+function's server and its workers) are pinned to one CPU (``--cpus``): on
+this VM the same work takes about 33 ms on one virtual CPU and 45-50 ms on
+the other, depending on the host, so unpinned calls are bimodal.
 
 Usage::
 
-    python benchmarks/ab_local.py [--quick] [--clock thread|wall] [--json out.json]
+    python benchmarks/ab_local.py [--quick] [--clock thread|wall] [--cpus last|none|0,1]
+                                  [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -50,6 +59,7 @@ from perfstats.adapters.ab import (  # noqa: E402
     Suite,
     SuiteAnalysis,
     SuiteTarget,
+    analyse,
     run_suite,
     suite_agreement,
 )
@@ -81,16 +91,17 @@ def benchmarks(slowdown: float, clock: str, count: int) -> list[Benchmark]:
     return out
 
 
-def make_target(kind: str, url: str) -> SuiteTarget:
+def make_target(kind: str, url: str, cpus: list[int] | None = None) -> SuiteTarget:
     if kind == "command":
-        return ReportingCommand([sys.executable, "-I", "-S", str(WORKLOADS)], unit="ns")
+        argv = [sys.executable, "-I", "-S", str(WORKLOADS)]
+        return ReportingCommand(argv, unit="ns", cpus=cpus)
     return ReportingHttp(url, unit="ns")
 
 
 @contextmanager
-def server(workers: int) -> Iterator[str]:
+def server(workers: int, cpus: list[int] | None = None) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="ab-local-") as tmp:
-        with suite_function(Path(tmp), workers=workers, threads=1) as url:
+        with suite_function(Path(tmp), workers=workers, threads=1, cpus=cpus) as url:
             yield url
 
 
@@ -105,7 +116,7 @@ def run_row(
 ) -> tuple[dict[str, Any], SuiteAnalysis]:
     suite = Suite(
         benchmarks(slowdown, args.clock, args.benchmarks),
-        make_target(target, url),
+        make_target(target, url, args.cpus),
         schedule=schedule,
         calls=args.calls,
         repeats=args.repeats,
@@ -114,8 +125,7 @@ def run_row(
     run = run_suite(suite, rng=seed)
     analysis = run.analyse()
     counts = analysis.counts()
-    flagged = [v for v in analysis.verdicts if v.verdict in ("slower", "faster")]
-    covered = sum(1 for v in flagged if v.change is not None and v.change.contains(slowdown))
+    covered = _covered(analysis, slowdown)
     lost = run.suite.calls * run.suite.repeats * 2 * len(suite.benchmarks) - len(run.measurements)
     row = {
         "suite": suite_name,
@@ -132,6 +142,7 @@ def run_row(
         "lost": lost,
         "elapsed_s": round(run.elapsed, 2),
         "seed": seed,
+        "pairing": analysis.pairing,
         "details": [
             {
                 "benchmark": v.benchmark,
@@ -144,7 +155,27 @@ def run_row(
             for v in analysis.verdicts
         ],
     }
+    if schedule == "rmit":
+        unpaired = analyse(
+            run.measurements,
+            paired=False,
+            by_trial=False,
+            benchmarks=[b.name for b in suite.benchmarks],
+            rng=run.seed,
+        )
+        row["unpaired"] = {
+            "slower": unpaired.counts()["slower"],
+            "faster": unpaired.counts()["faster"],
+            "unchanged": unpaired.counts()["no change"],
+            "covered": _covered(unpaired, slowdown),
+        }
     return row, analysis
+
+
+def _covered(analysis: SuiteAnalysis, slowdown: float) -> int:
+    """Flagged benchmarks whose CI contains the injected change."""
+    flagged = [v for v in analysis.verdicts if v.verdict in ("slower", "faster")]
+    return sum(1 for v in flagged if v.change is not None and v.change.contains(slowdown))
 
 
 def agreements(analyses: dict[tuple[str, str, str], SuiteAnalysis]) -> list[dict[str, Any]]:
@@ -175,7 +206,10 @@ def agreements(analyses: dict[tuple[str, str, str], SuiteAnalysis]) -> list[dict
 
 
 def parallel_check(url: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The A/A duet command suite with 1 and with 16 calls in flight."""
+    """The A/A duet command suite with 1 and with 16 calls in flight.
+
+    Unpinned: calls in flight can only overlap on more than one CPU.
+    """
     out: dict[str, Any] = {}
     for flight in (1, 16):
         suite = Suite(
@@ -201,13 +235,28 @@ def show(rows: list[dict[str, Any]], *, header: bool = True) -> None:
     if header:
         head = f"{'suite':<9} {'schedule':<8} {'target':<8} {'bench':>5} {'slower':>6} "
         head += f"{'faster':>6} {'unchanged':>9} {'covered':>7} {'time s':>7}"
+        head += "  unpaired: slower/covered"
         print(head)
     for r in rows:
         print(
             f"{r['suite']:<9} {r['schedule']:<8} {r['target']:<8} {r['benchmarks']:>5} "
             f"{r['slower']:>6} {r['faster']:>6} {r['unchanged']:>9} {r['covered']:>7} "
             f"{r['elapsed_s']:>7.1f}"
+            + (f"  {r['unpaired']['slower']}/{r['unpaired']['covered']}" if "unpaired" in r else "")
         )
+
+
+def _cpus(text: str) -> list[int] | None:
+    if text == "none":
+        return None
+    if text == "last":
+        return [max(os.sched_getaffinity(0))]
+    try:
+        return [int(c) for c in text.split(",")]
+    except ValueError:
+        raise SystemExit(
+            f"--cpus must be 'last', 'none' or a comma list of CPUs; got {text!r}"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,9 +264,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small suites, for CI")
     parser.add_argument("--clock", choices=("thread", "wall"), default="thread")
     parser.add_argument("--concurrency", type=int, default=2, help="calls in flight")
+    parser.add_argument(
+        "--cpus",
+        default="last",
+        help="CPUs the targets are pinned to: 'last' (default: the last usable CPU, "
+        "leaving the others to this driver), 'none', or a comma list like 0,1",
+    )
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
+    args.cpus = _cpus(args.cpus)
     if args.quick:
         args.calls, args.repeats, args.benchmarks = 5, 2, 2
     else:
@@ -225,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     rows = []
     analyses: dict[tuple[str, str, str], SuiteAnalysis] = {}
-    with server(max(2, args.concurrency)) as url:
+    with server(max(2, args.concurrency), args.cpus) as url:
         for i, (suite_name, slowdown) in enumerate(SUITES):
             for j, schedule in enumerate(SCHEDULES):
                 for k, target in enumerate(TARGETS):
@@ -257,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
                 "calls": args.calls,
                 "repeats": args.repeats,
                 "concurrency": args.concurrency,
+                "cpus": args.cpus,
                 "level": 0.99,
                 "seed": args.seed,
             },

@@ -128,6 +128,7 @@ def compare(
     statistic: str | float = "median",
     level: float = 0.99,
     groups: Any = None,
+    per_pair: bool = False,
     n_resamples: int = 10000,
     rng: Any = None,
     grid: int = 1000,
@@ -148,8 +149,9 @@ def compare(
     paired : bool, default False
         ``a[i]`` and ``b[i]`` were measured together; adds the signed-rank
         test, uses the paired NAMD and resamples pairs jointly.
-    statistic, level, groups, n_resamples, rng
-        Passed to :func:`relative_change`.
+    statistic, level, groups, per_pair, n_resamples, rng
+        Passed to :func:`relative_change` (``per_pair``: the change is the
+        statistic of the per-pair ratios ``b[i] / a[i]``; needs ``paired``).
     grid : int, default 1000
         Grid points of :func:`kl_similarity`.
 
@@ -176,7 +178,7 @@ def compare(
     y = as_sample(b, "b")
     change = relative_change(
         x, y, statistic=statistic, level=level, paired=paired, groups=groups,
-        n_resamples=n_resamples, rng=rng,
+        per_pair=per_pair, n_resamples=n_resamples, rng=rng,
     )  # fmt: skip
     return Comparison(
         n_a=x.size,

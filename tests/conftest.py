@@ -46,8 +46,7 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
     """The 33 eight-week cloud traces of the PT4Cloud/Metior data set."""
     manifest = pd.read_csv(perfstats_data / "pt4cloud" / "manifest.csv")
     return {
-        str(name): np.loadtxt(perfstats_data / "pt4cloud" / str(name))
-        for name in manifest["file"]
+        str(name): np.loadtxt(perfstats_data / "pt4cloud" / str(name)) for name in manifest["file"]
     }
 
 

@@ -91,6 +91,7 @@ def test_human_output_is_a_verdict_table(capsys, config) -> None:
                            "--no-progress")  # fmt: skip
     assert code == 0, err
     assert "suite    rmit, 3 benchmarks, 5 calls x 2 repeats, 2 in flight, seed 3" in out
+    assert "analysis paired by trial (RMIT blocks), 99% CI of the relative median change" in out
     assert "99% CI" in out and "rank-sum p" in out and "Cliff's delta" in out
     assert "plus50" in out and "too few results" in out
     assert "3 benchmarks: 1 slower, 0 faster, 1 no change, 1 with too few results (< 10)" in out

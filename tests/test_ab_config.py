@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -48,6 +49,17 @@ def test_the_example_config_is_elastibench_shaped() -> None:
     assert lcg.candidate["units"] == 11
 
 
+def test_a_command_target_can_be_pinned_to_cpus() -> None:
+    cpu = min(os.sched_getaffinity(0))
+    data = {"target": {"argv": ["true"], "cpus": [cpu]},
+            "benchmarks": [{"name": "a", "baseline": {}, "candidate": {}}]}  # fmt: skip
+    suite = suite_from_config(data)
+    assert isinstance(suite.target, ReportingCommand) and suite.target.cpus == (cpu,)
+    assert suite.config()["target"]["cpus"] == [cpu]
+    with pytest.raises(ValueError, match="CPU 4096 is not one this process may use"):
+        suite_from_config({**data, "target": {"argv": ["true"], "cpus": [4096]}})
+
+
 def test_yaml_with_overrides_and_redacted_secrets(tmp_path) -> None:
     path = tmp_path / "suite.yaml"
     path.write_text(YAML)
@@ -89,6 +101,8 @@ def test_targets_kind_builds_one_target_per_version() -> None:
         ('[target]\nargv = ["no-such-program-xyz"]\n[[benchmarks]]\nname = "a"\n'
          "baseline = {}\ncandidate = {}\n", "not found"),
         ("schedule = \n", "is not valid TOML"),
+        ('by_trial = "yes"\n[target]\nargv = ["true"]\n[[benchmarks]]\nname = "a"\n'
+         "baseline = {}\ncandidate = {}\n", "by_trial must be true or false"),
     ],
 )  # fmt: skip
 def test_bad_configs_say_what_is_wrong(tmp_path, text, message) -> None:

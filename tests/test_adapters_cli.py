@@ -161,6 +161,14 @@ def test_compare_records_and_plain_columns(capsys, tmp_path) -> None:
     assert code == 2 and "choose one with --column" in err
     code, out, err = _main(capsys, "compare", str(one), str(two), "--column", "ms")
     assert code == 0 and "relative change" in out
+    code, out, err = _main(capsys, "compare", str(one), str(two), "--column", "ms", "--per-pair")
+    assert code == 2 and "per_pair=True compares pairs and needs paired=True" in err
+    code, out, err = _main(capsys, "compare", str(one), str(two), "--column", "ms", "--paired",
+                           "--per-pair", "--seed", "1", "--json")  # fmt: skip
+    assert code == 0, err
+    ratios = {r["statistic"]: r for r in json.loads(out)["statistics"]}["relative_change"]
+    a, b = pd.read_csv(one)["ms"].to_numpy(), pd.read_csv(two)["ms"].to_numpy()
+    assert ratios["value"] == pytest.approx(np.median(b / a) - 1, rel=1e-9)
 
 
 def _workload():

@@ -9,6 +9,7 @@ import time
 import pytest
 from perfstats.adapters import Command
 from perfstats.adapters.builtin import builtin_target
+from perfstats.adapters.processes import ProcessRunner
 
 PY = sys.executable
 
@@ -73,6 +74,11 @@ def test_missing_value_in_output_is_an_error() -> None:
         (["true"], {"timeout": "soon"}, "timeout"),
         (["true"], {"cwd": "/no/such/dir"}, "not a directory"),
         (["true"], {"env": {"A": 1}}, "string values"),
+        (["true"], {"cpus": []}, "non-empty list of CPU numbers"),
+        (["true"], {"cpus": [-1]}, "non-empty list of CPU numbers"),
+        (["true"], {"cpus": "0"}, "list of CPU numbers or None"),
+        (["true"], {"cpus": [True]}, "non-empty list of CPU numbers"),
+        (["true"], {"cpus": [4096]}, "CPU 4096 is not one this process may use"),
     ],
 )
 def test_bad_input_fails_before_running(argv, kwargs, message) -> None:
@@ -86,3 +92,18 @@ def test_secret_environment_is_redacted_in_config() -> None:
     assert config["env"] == {"API_TOKEN": "<redacted>", "MODE": "fast"}
     assert config["kind"] == "command"
     assert os.path.basename(config["executable"]) == "true"
+
+
+def test_pinned_runs_see_only_their_cpus() -> None:
+    cpu = max(os.sched_getaffinity(0))
+    script = "grep Cpus_allowed_list /proc/self/status | tr -dc 0-9,-; echo; echo t=1"
+    target = Command(["sh", "-c", script], regex=r"t=(\d)", cpus=[cpu])
+    assert target.invoke().status == "ok"
+    assert target.config()["cpus"] == [cpu]
+    out = ProcessRunner().run(["sh", "-c", "read x; grep Cpus_allowed_list /proc/self/status"],
+                              stdin=b"go\n", cpus=(cpu,))  # fmt: skip
+    assert out.stdout.split()[-1] == str(cpu)
+    free = ProcessRunner().run(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"])
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) > 1:
+        assert free.stdout.split()[-1] != str(cpu)

@@ -43,6 +43,10 @@ def test_paired_adds_signed_rank_and_paired_forms(samples: tuple[np.ndarray, np.
         a, b, paired=True, statistic=0.9, level=0.95, n_resamples=2000, rng=4
     )
     assert res.change.direction == "slower" and res.liao_changed
+    ratios = compare(a, b, paired=True, per_pair=True, n_resamples=2000, rng=4)
+    assert ratios.change == relative_change(a, b, paired=True, per_pair=True, n_resamples=2000,
+                                            rng=4)  # fmt: skip
+    assert ratios.change.per_pair
 
 
 def test_liao_verdict_needs_both_parts() -> None:

@@ -371,8 +371,6 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
                 pos = 0
 
 
-
-
 def bootstrap_stats(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
