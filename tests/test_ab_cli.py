@@ -12,7 +12,7 @@ from perfstats.adapters.cli import main
 
 CONFIG = f"""\
 schedule = "duet"
-calls = 6
+calls = 15
 repeats = 2
 concurrency = 2
 seed = 3
@@ -69,12 +69,12 @@ def test_json_run_then_reanalysis_and_agreement(capsys, config, tmp_path) -> Non
     data = json.loads(out)
     assert data["seed"] == 3 and data["record"] == str(record)
     assert data["suite"]["schedule"] == "duet" and data["suite"]["target"]["kind"] == "command"
-    assert data["counts"] == {"executions": 72, "ok": 60, "error": 12, "timeout": 0}
+    assert data["counts"] == {"executions": 180, "ok": 150, "error": 30, "timeout": 0}
     rows = {r["benchmark"]: r for r in data["benchmarks"]}
     assert rows["plus50"]["verdict"] == "slower"
     assert rows["plus50"]["low"] <= 0.5 <= rows["plus50"]["high"]
     assert rows["same"]["verdict"] == "no change"
-    assert rows["broken"]["verdict"] == "too few results" and rows["broken"]["failed"] == 12
+    assert rows["broken"]["verdict"] == "too few results" and rows["broken"]["failed"] == 30
     assert data["verdicts"] == {"slower": 1, "faster": 0, "no change": 1, "too few results": 1}
     assert data["agreement"] is None
     # Judging the record again gives the same numbers; against itself all agree.
@@ -87,10 +87,10 @@ def test_json_run_then_reanalysis_and_agreement(capsys, config, tmp_path) -> Non
 
 
 def test_human_output_is_a_verdict_table(capsys, config) -> None:
-    code, out, err = _main(capsys, "ab", str(config), "--schedule", "rmit", "--calls", "5",
+    code, out, err = _main(capsys, "ab", str(config), "--schedule", "rmit", "--calls", "15",
                            "--no-progress")  # fmt: skip
     assert code == 0, err
-    assert "suite    rmit, 3 benchmarks, 5 calls x 2 repeats, 2 in flight, seed 3" in out
+    assert "suite    rmit, 3 benchmarks, 15 calls x 2 repeats, 2 in flight, seed 3" in out
     assert "analysis paired by trial (RMIT blocks), 99% CI of the relative median change" in out
     assert "99% CI" in out and "rank-sum p" in out and "Cliff's delta" in out
     assert "plus50" in out and "too few results" in out

@@ -24,7 +24,7 @@ def test_duet_over_http_shares_the_instance_and_finds_the_slowdown(url) -> None:
         [benchmark("same", "table", size=2000, units=5),
          benchmark("plus50", "strings", size=2000, units=10, extra_units=15)],
         ReportingHttp(url, unit="ns", headers={"Authorization": "Bearer hunter2"}),
-        calls=8, repeats=2, concurrency=2,
+        calls=15, repeats=2, concurrency=2,
     )  # fmt: skip
     run = run_suite(suite, rng=4)
     df = run.measurements

@@ -30,7 +30,7 @@ def test_duet_flags_the_injected_slowdown_and_not_the_copy(tmp_path) -> None:
         [benchmark("same", "sort", size=2000, units=10),
          benchmark("plus50", "lcg", size=1000, units=10, extra_units=15)],
         workload_command(env={"BENCH_API_TOKEN": "hunter2"}),
-        calls=8, repeats=2, concurrency=2,
+        calls=15, repeats=2, concurrency=2,
     )  # fmt: skip
     path = tmp_path / "duet.csv"
     run = run_suite(suite, record=path, rng=5)
@@ -39,11 +39,11 @@ def test_duet_flags_the_injected_slowdown_and_not_the_copy(tmp_path) -> None:
     assert plus.verdict == "slower" and plus.change.contains(0.5), plus
     assert plus.liao_changed is True
     assert a.verdict("same").verdict == "no change", a.verdict("same")
-    assert (plus.n_baseline, plus.n_candidate, plus.failed) == (16, 16, 0)
+    assert (plus.n_baseline, plus.n_candidate, plus.failed) == (30, 30, 0)
 
     # The record holds every execution exactly once, as returned.
     df = run.measurements
-    assert len(df) == 2 * 2 * 8 * 2 and set(df["status"]) == {"ok"}
+    assert len(df) == 2 * 2 * 15 * 2 and set(df["status"]) == {"ok"}
     assert not df.duplicated(["call", "version", "repeat"]).any()
     back = read_ab_record(path).sort_values(["call", "order"], ignore_index=True)
     assert back[
