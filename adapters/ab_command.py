@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,7 +10,14 @@ from .ab_benchmark import Benchmark
 from .ab_protocol import encode_request, read_results
 from .ab_schedule import Call
 from .ab_target import SuiteTarget, failed_call
-from .arguments import check_argv, check_cpus, check_env, check_timeout, show_argv
+from .arguments import (
+    check_argv,
+    check_cpus,
+    check_env,
+    check_timeout,
+    find_executable,
+    show_argv,
+)
 from .measurement import ERROR, TIMEOUT, Measurement
 from .processes import ProcessRunner
 
@@ -87,7 +93,7 @@ class ReportingCommand(SuiteTarget):
             raise ValueError(f"unit must be a string; got {unit!r}")
         self.unit = unit
         self._full_env = None if self.env is None else {**os.environ, **self.env}
-        self.executable = _find(self.argv[0], self.cwd, self._full_env)
+        self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
         self.name = label or show_argv(self.argv)
         self._runner = ProcessRunner()
 
@@ -128,16 +134,3 @@ class ReportingCommand(SuiteTarget):
             "unit": self.unit,
             "cpus": None if self.cpus is None else list(self.cpus),
         }
-
-
-def _find(program: str, cwd: str | None, env: Mapping[str, str] | None) -> str:
-    # A missing program is bad input, refused before anything is recorded.
-    path = (env or os.environ).get("PATH", os.defpath)
-    if os.sep in program:
-        candidate = program if cwd is None else os.path.join(cwd, program)
-        found = candidate if os.access(candidate, os.X_OK) else None
-    else:
-        found = shutil.which(program, path=path)
-    if found is None or os.path.isdir(found):
-        raise ValueError(f"executable {program!r} not found or not executable")
-    return found

@@ -5,13 +5,12 @@ from __future__ import annotations
 import http.client
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from .ab_benchmark import Benchmark
 from .ab_protocol import encode_request, read_results
 from .ab_schedule import Call
 from .ab_target import SuiteTarget, failed_call
-from .arguments import check_timeout
+from .arguments import check_headers, check_timeout, check_url
 from .connections import HttpClient
 from .measurement import TIMEOUT, Measurement, utc_now
 
@@ -61,26 +60,12 @@ class ReportingHttp(SuiteTarget):
         unit: str = "",
         label: str | None = None,
     ) -> None:
-        if not isinstance(url, str):
-            raise ValueError(f"url must be a string; got {url!r}")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"url must be an http:// or https:// address; got {url!r}")
-        try:
-            parts.port  # noqa: B018 - raises ValueError for a malformed port
-        except ValueError:
-            raise ValueError(f"url {url!r} has an invalid port") from None
-        self.url = url
+        self.url = check_url(url)
         checked = check_timeout(timeout)
         if checked is None:
             raise ValueError("timeout must be a positive number of seconds for HTTP targets")
         self.timeout = checked
-        if headers is not None and (
-            not isinstance(headers, Mapping)
-            or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
-        ):
-            raise ValueError(f"headers must map names to string values; got {headers!r}")
-        self.headers = {"Content-Type": "application/json", **dict(headers or {})}
+        self.headers = {"Content-Type": "application/json", **check_headers(headers)}
         self.keep_alive = bool(keep_alive)
         if not isinstance(unit, str):
             raise ValueError(f"unit must be a string; got {unit!r}")

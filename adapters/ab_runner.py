@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .ab_analysis import SuiteAnalysis, analyse
@@ -23,6 +22,7 @@ from .ab_target import failed_call
 from .machine import machine_info, software_info
 from .measurement import OK, Measurement, utc_now
 from .plain import plain
+from .seeding import run_seed
 
 logger = logging.getLogger(__name__)
 
@@ -92,20 +92,6 @@ class SuiteRun:
         )
 
 
-def _seed(rng: Any) -> int:
-    if rng is None:
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)
-        return entropy % (2**63 - 1)
-    if isinstance(rng, np.random.Generator):
-        return int(rng.integers(0, 2**63 - 1))
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
-        return int(rng)
-    raise ValueError(
-        f"rng must be None, a non-negative int seed or a numpy.random.Generator; got {rng!r}"
-    )
-
-
 def _counts(df: pd.DataFrame) -> dict[str, int]:
     return {
         "executions": len(df),
@@ -166,7 +152,7 @@ def run_suite(
     started = time.monotonic()
     if not isinstance(suite, Suite):
         raise ValueError(f"suite must be a Suite; got {suite!r}")
-    seed = _seed(rng)
+    seed = run_seed(rng)
     plan = tuple(suite.plan(rng=seed))
     rec: AbRecord | None = None
     rows: list[dict[str, Any]] = []

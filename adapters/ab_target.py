@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from datetime import datetime
-from types import TracebackType
 from typing import Any
 
 from .ab_benchmark import Benchmark
 from .ab_schedule import Call
 from .measurement import ERROR, Measurement
-from .redaction import redact
+from .resource import Resource
 
 
-class SuiteTarget(ABC):
+class SuiteTarget(Resource):
     """Runs one planned call and returns one measurement per execution.
 
     Subclasses implement :meth:`call` (thread-safe: calls run concurrently)
@@ -54,31 +53,6 @@ class SuiteTarget(ABC):
     @abstractmethod
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
         """Run ``call`` and return one measurement per execution, in its order."""
-
-    @abstractmethod
-    def _config(self) -> dict[str, Any]:
-        """The target's settings as plain data, secrets included."""
-
-    def config(self) -> dict[str, Any]:
-        """The settings with secrets redacted (for records)."""
-        return redact({"kind": self.kind, "name": self.name, **self._config()})
-
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release what the target holds; safe to call more than once."""
-
-    def __enter__(self) -> SuiteTarget:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
 
 
 def failed_call(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 import os
 import shlex
+import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 
 def check_argv(argv: Any, name: str = "argv") -> list[str]:
@@ -97,6 +99,66 @@ def check_cpus(cpus: Any, name: str = "cpus") -> tuple[int, ...] | None:
             f"(usable: {', '.join(map(str, sorted(usable)))})"
         )
     return tuple(sorted(set(items)))
+
+
+def check_url(url: Any) -> str:
+    """An ``http://`` or ``https://`` address with a host and a valid port, if any.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_url
+    >>> check_url("http://127.0.0.1:8080/run")
+    'http://127.0.0.1:8080/run'
+    """
+    if not isinstance(url, str):
+        raise ValueError(f"url must be a string; got {url!r}")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"url must be an http:// or https:// address; got {url!r}")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError:
+        raise ValueError(f"url {url!r} has an invalid port") from None
+    return url
+
+
+def check_headers(headers: Any) -> dict[str, str]:
+    """None (no headers) or a mapping of string names to string values.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_headers
+    >>> check_headers({"Accept": "application/json"}), check_headers(None)
+    ({'Accept': 'application/json'}, {})
+    """
+    if headers is not None and (
+        not isinstance(headers, Mapping)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+    ):
+        raise ValueError(f"headers must map names to string values; got {headers!r}")
+    return dict(headers or {})
+
+
+def find_executable(program: str, cwd: str | None, env: Mapping[str, str] | None) -> str:
+    """The path of ``program`` as a child started in ``cwd`` with ``env`` would find it.
+
+    A missing program is bad input, refused before anything is recorded.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import find_executable
+    >>> find_executable("sh", None, None).endswith("/sh")
+    True
+    """
+    path = (env or os.environ).get("PATH", os.defpath)
+    if os.sep in program:
+        candidate = program if cwd is None else os.path.join(cwd, program)
+        found = candidate if os.access(candidate, os.X_OK) else None
+    else:
+        found = shutil.which(program, path=path)
+    if found is None or os.path.isdir(found):
+        raise ValueError(f"executable {program!r} not found or not executable")
+    return found
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .arguments import check_argv, check_cpus, check_env, check_timeout, show_argv
+from .arguments import (
+    check_argv,
+    check_cpus,
+    check_env,
+    check_timeout,
+    find_executable,
+    show_argv,
+)
 from .measurement import ERROR, TIMEOUT, Measurement
 from .processes import Outcome, ProcessRunner
 from .reading import ValueReader
@@ -78,7 +84,7 @@ class Command(Target):
         self.cwd = cwd
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         self._full_env = self._environment()
-        self.executable = self._find_executable()
+        self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
         self.name = label or show_argv(self.argv)
         self._runner = ProcessRunner()
 
@@ -86,20 +92,6 @@ class Command(Target):
         if self.env is None:
             return None if self.inherit_env else {}
         return {**os.environ, **self.env} if self.inherit_env else dict(self.env)
-
-    def _find_executable(self) -> str:
-        # Fail at construction, before anything is recorded, when the program
-        # does not exist: that is bad input, not a failed measurement.
-        program = self.argv[0]
-        path = (self._full_env or os.environ).get("PATH", os.defpath)
-        if os.sep in program:
-            candidate = program if self.cwd is None else os.path.join(self.cwd, program)
-            found = candidate if os.access(candidate, os.X_OK) else None
-        else:
-            found = shutil.which(program, path=path)
-        if found is None or os.path.isdir(found):
-            raise ValueError(f"executable {program!r} not found or not executable")
-        return found
 
     def invoke(self) -> Measurement:
         out = self._runner.run(

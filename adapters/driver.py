@@ -21,6 +21,7 @@ from .plain import plain
 from .record import FORMAT, Record, read_metadata
 from .result import RunResult
 from .scheduler import Session, Settings
+from .seeding import run_seed
 from .target import Target
 
 
@@ -119,7 +120,7 @@ def run(
     # Everything that can be refused is checked before the record is created,
     # so bad input leaves no file behind.
     previous = read_metadata(record) if resume and record is not None else {}
-    seed = _seed(rng, previous)
+    seed = run_seed(rng, previous.get("seed"))
     rec: Record | None = None
     try:
         rule_obj = build_rule(rule, rule_options, seed)
@@ -167,23 +168,6 @@ def _seconds(value: Any, name: str, allow_zero: bool = False) -> float:
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be a finite number of seconds {bound}; got {value!r}")
     return float(value)
-
-
-def _seed(rng: Any, previous: Mapping[str, Any]) -> int:
-    if rng is None:
-        recorded = previous.get("seed")
-        if isinstance(recorded, int):
-            return recorded
-        entropy = np.random.SeedSequence().entropy
-        assert isinstance(entropy, int)
-        return entropy % (2**63 - 1)
-    if isinstance(rng, np.random.Generator):
-        return int(rng.integers(0, 2**63 - 1))
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
-        return int(rng)
-    raise ValueError(
-        f"rng must be None, a non-negative int seed or a numpy.random.Generator; got {rng!r}"
-    )
 
 
 def build_rule(rule: Rule | str, options: Mapping[str, Any] | None, seed: int | None) -> Rule:

@@ -7,9 +7,8 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
-from .arguments import check_argv, check_timeout, show_argv
+from .arguments import check_argv, check_headers, check_timeout, check_url, show_argv
 from .connections import HttpClient
 from .measurement import ERROR, TIMEOUT, Measurement, utc_now
 from .processes import ProcessRunner
@@ -81,28 +80,14 @@ class HttpFunction(Target):
         unit: str | None = None,
         label: str | None = None,
     ) -> None:
-        if not isinstance(url, str):
-            raise ValueError(f"url must be a string; got {url!r}")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"url must be an http:// or https:// address; got {url!r}")
-        try:
-            parts.port  # noqa: B018 - raises ValueError for a malformed port
-        except ValueError:
-            raise ValueError(f"url {url!r} has an invalid port") from None
-        self.url = url
+        self.url = check_url(url)
         method = method.upper() if isinstance(method, str) else method
         if method not in METHODS:
             raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
         self.method = str(method)
         self.payload = payload
         self._body, content_type = _encode(payload)
-        if headers is not None and (
-            not isinstance(headers, Mapping)
-            or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
-        ):
-            raise ValueError(f"headers must map names to string values; got {headers!r}")
-        self.headers = dict(headers or {})
+        self.headers = check_headers(headers)
         if content_type and not any(k.lower() == "content-type" for k in self.headers):
             self.headers["Content-Type"] = content_type
         checked = check_timeout(timeout)

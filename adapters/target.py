@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from types import TracebackType
-from typing import Any
+from abc import abstractmethod
 
 from .measurement import Measurement
-from .redaction import redact
+from .resource import Resource
 
 
-class Target(ABC):
+class Target(Resource):
     """Something the driver can invoke repeatedly and measure.
 
     Subclasses implement :meth:`invoke` (thread-safe: the driver may call it
@@ -51,28 +49,3 @@ class Target(ABC):
     @abstractmethod
     def invoke(self) -> Measurement:
         """Run once and return the measurement; failures are returned, not raised."""
-
-    @abstractmethod
-    def _config(self) -> dict[str, Any]:
-        """The target's settings as plain data, secrets included."""
-
-    def config(self) -> dict[str, Any]:
-        """The target's settings as plain data with secrets redacted (for records)."""
-        return redact({"kind": self.kind, "name": self.name, **self._config()})
-
-    def close(self) -> None:  # noqa: B027 - optional hook, most targets hold nothing
-        """Release what the target holds; safe to call more than once."""
-
-    def __enter__(self) -> Target:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r})"
