@@ -13,6 +13,7 @@ from .ab_target import SuiteTarget, failed_call
 from .arguments import (
     check_argv,
     check_cpus,
+    check_cwd,
     check_env,
     check_timeout,
     find_executable,
@@ -86,9 +87,7 @@ class ReportingCommand(SuiteTarget):
         self.cpus = check_cpus(cpus)
         self.timeout = check_timeout(timeout)
         self.env = check_env(env)
-        if cwd is not None and not os.path.isdir(cwd):
-            raise ValueError(f"cwd {cwd!r} is not a directory")
-        self.cwd = cwd
+        self.cwd = check_cwd(cwd)
         if not isinstance(unit, str):
             raise ValueError(f"unit must be a string; got {unit!r}")
         self.unit = unit

@@ -101,6 +101,20 @@ def check_cpus(cpus: Any, name: str = "cpus") -> tuple[int, ...] | None:
     return tuple(sorted(set(items)))
 
 
+def check_cwd(cwd: Any, name: str = "cwd") -> Any:
+    """None (the driver's working directory) or an existing directory (str or path).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.arguments import check_cwd
+    >>> check_cwd("/"), check_cwd(None)
+    ('/', None)
+    """
+    if cwd is not None and not os.path.isdir(cwd):
+        raise ValueError(f"{name} {cwd!r} is not a directory")
+    return cwd
+
+
 def check_url(url: Any) -> str:
     """An ``http://`` or ``https://`` address with a host and a valid port, if any.
 

@@ -9,6 +9,7 @@ from typing import Any
 from .arguments import (
     check_argv,
     check_cpus,
+    check_cwd,
     check_env,
     check_timeout,
     find_executable,
@@ -79,9 +80,7 @@ class Command(Target):
         self.timeout = check_timeout(timeout)
         self.env = check_env(env)
         self.inherit_env = bool(inherit_env)
-        if cwd is not None and not os.path.isdir(cwd):
-            raise ValueError(f"cwd {cwd!r} is not a directory")
-        self.cwd = cwd
+        self.cwd = check_cwd(cwd)
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         self._full_env = self._environment()
         self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
