@@ -36,6 +36,7 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _EXPORTS: dict[str, str] = {
     "Interval": "interval",
+    "acf": "autocorrelation",
     "percentile_ci": "intervals",
     "bootstrap_distribution": "bootstrap",
     "BlockLength": "blocklength",
@@ -62,6 +63,7 @@ _SUBMODULES = ("rules", "replay", "scoring", "plots")
 
 if TYPE_CHECKING:
     from . import plots, replay, rules, scoring
+    from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
@@ -107,6 +109,7 @@ __all__ = [
     "RankTest",
     "RelativeChange",
     "__version__",
+    "acf",
     "bootstrap_distribution",
     "change_agreement",
     "cliffs_delta",
