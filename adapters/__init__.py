@@ -24,6 +24,13 @@ and can resume an interrupted record. The ``perfstats`` command line
 (:mod:`perfstats.adapters.cli`) wraps it: ``perfstats run``, ``replay``,
 ``compare``, ``report`` and ``ab``.
 
+The layer is split into subpackages by concept, importing one way
+(``cli`` -> ``report``/``ab``/``driver`` -> ``targets`` -> ``records`` ->
+the core; see ARCHITECTURE.md): :mod:`~perfstats.adapters.targets`,
+:mod:`~perfstats.adapters.driver`, :mod:`~perfstats.adapters.records`,
+:mod:`~perfstats.adapters.ab`, :mod:`~perfstats.adapters.report` and
+:mod:`~perfstats.adapters.cli`.
+
 A-B performance-change testing (duet and RMIT schedules, ElastiBench and
 Liao et al.) lives in :mod:`perfstats.adapters.ab`: suites of benchmarks in
 two versions, run in parallel calls, judged with the core's
@@ -39,18 +46,18 @@ Examples
 {'run': [1, 2, 3], 'status': ['ok', 'ok', 'ok']}
 """
 
-from .awslambda import LambdaFunction
-from .command import Command
-from .container import Container
-from .driver import run
-from .failures import TargetFailed
-from .http import HttpFunction
-from .lambda_report import LambdaReport, parse_report
-from .measurement import Measurement
-from .record import read_record
-from .result import RunResult
-from .ssh import SSH
-from .target import Target
+from .driver import RunResult, TargetFailed, run
+from .records import Measurement, read_record
+from .targets import (
+    SSH,
+    Command,
+    Container,
+    HttpFunction,
+    LambdaFunction,
+    LambdaReport,
+    Target,
+    parse_report,
+)
 
 __all__ = [
     "SSH",

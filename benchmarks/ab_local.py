@@ -63,7 +63,7 @@ from perfstats.adapters.ab import (  # noqa: E402
     run_suite,
     suite_agreement,
 )
-from perfstats.adapters.plain import plain  # noqa: E402
+from perfstats.adapters.records.plain import plain  # noqa: E402
 
 WORKLOADS = REPO / "tests" / "ab_support" / "workloads.py"
 # name, kernel, size (work per unit), baseline units: about 2 to 40 ms each.

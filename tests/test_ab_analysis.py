@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from perfstats.adapters.ab import analyse, suite_agreement
-from perfstats.adapters.ab_analysis import analysis_settings
+from perfstats.adapters.ab.analysis import analysis_settings
 
 from perfstats import change_agreement, cliffs_delta, relative_change, wilcoxon_ranksum
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 from perfstats.adapters.ab import Benchmark, duet_plan, rmit_plan
-from perfstats.adapters.ab_protocol import read_results, request_of
-from perfstats.adapters.measurement import utc_now
+from perfstats.adapters.ab.protocol import read_results, request_of
+from perfstats.adapters.records.measurement import utc_now
 
 BENCH = Benchmark("k", {"units": 10}, {"units": 15})
 

@@ -172,6 +172,6 @@ def test_compare_records_and_plain_columns(capsys, tmp_path) -> None:
 
 
 def _workload():
-    from perfstats.adapters.builtin import WORKLOAD_PATH
+    from perfstats.adapters.targets.builtin import WORKLOAD_PATH
 
     return WORKLOAD_PATH

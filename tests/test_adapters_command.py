@@ -8,8 +8,8 @@ import time
 
 import pytest
 from perfstats.adapters import Command
-from perfstats.adapters.builtin import builtin_target
-from perfstats.adapters.processes import ProcessRunner
+from perfstats.adapters.targets.builtin import builtin_target
+from perfstats.adapters.targets.processes import ProcessRunner
 
 PY = sys.executable
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from adapters_support.services import PodmanImage, busybox_image
 from perfstats.adapters import Container, read_record, run
-from perfstats.adapters.container import LABEL
+from perfstats.adapters.targets.container import LABEL
 
 from perfstats.rules import Fixed
 

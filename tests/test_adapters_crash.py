@@ -10,7 +10,7 @@ import sys
 import time
 
 from perfstats.adapters import read_record
-from perfstats.adapters.record import metadata_path
+from perfstats.adapters.records.record import metadata_path
 
 PY = sys.executable
 

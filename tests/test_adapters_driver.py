@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from adapters_support.services import HERE
 from perfstats.adapters import Command, TargetFailed, read_record, run
-from perfstats.adapters.builtin import builtin_target
-from perfstats.adapters.record import metadata_path
+from perfstats.adapters.records.record import metadata_path
+from perfstats.adapters.targets.builtin import builtin_target
 
 from perfstats.rules import Fixed
 

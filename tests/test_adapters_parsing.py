@@ -8,12 +8,12 @@ from datetime import datetime, timezone
 
 import pytest
 from perfstats.adapters import Measurement, parse_report
-from perfstats.adapters.formatting import quantity
-from perfstats.adapters.lambda_report import find_report
-from perfstats.adapters.options import parse_options, parse_value
-from perfstats.adapters.reading import ValueReader
-from perfstats.adapters.record import COLUMNS, Record, metadata_path, read_record, row_of
-from perfstats.adapters.redaction import REDACTED, redact
+from perfstats.adapters.cli.options import parse_options, parse_value
+from perfstats.adapters.records.record import COLUMNS, Record, metadata_path, read_record, row_of
+from perfstats.adapters.records.redaction import REDACTED, redact
+from perfstats.adapters.report.formatting import quantity
+from perfstats.adapters.targets.lambda_report import find_report
+from perfstats.adapters.targets.values import ValueReader
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 

@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 from perfstats.adapters import Command, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
-from perfstats.adapters.formatting import quantity
-from perfstats.adapters.html_report import write_html_report
-from perfstats.adapters.record import read_metadata
-from perfstats.adapters.result import judged_values
+from perfstats.adapters.driver.result import judged_values
+from perfstats.adapters.records.record import read_metadata
+from perfstats.adapters.report.formatting import quantity
+from perfstats.adapters.report.html import write_html_report
 from PIL import Image
 
 import perfstats

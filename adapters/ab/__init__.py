@@ -1,0 +1,74 @@
+"""A-B performance-change testing on real targets: one import for the whole workflow.
+
+A suite of benchmarks, each in two versions, is run on a target under a
+schedule, recorded execution by execution, and judged benchmark by
+benchmark:
+
+* schedules (:mod:`~perfstats.adapters.ab.schedule`): **duet**, both
+  versions in the same call so they share the instance's performance state
+  (ElastiBench, Schirmer et al., 001_*), and **RMIT**, randomized multiple
+  interleaved trials; ElastiBench's 3 repeats x 15 calls and 150 calls in
+  flight are the defaults;
+* targets: :class:`ReportingCommand` and :class:`ReportingHttp` run a
+  call's executions and report every timing
+  (:mod:`~perfstats.adapters.ab.protocol`); :class:`TargetPerVersion` uses
+  any perfstats target per version (RMIT only);
+* :func:`run_suite` runs the calls concurrently and writes the record
+  (:mod:`~perfstats.adapters.ab.record`);
+* :func:`analyse` gives each benchmark the 99% bootstrap CI of the relative
+  median change (paired for duet) and its verdict, with the Wilcoxon
+  rank-sum test and Cliff's delta of Liao et al. (004_*);
+  :func:`suite_agreement` scores two runs with ElastiBench's agreement and
+  coverage;
+* :func:`load_suite` reads a suite from TOML or YAML; ``perfstats ab`` is
+  the command line.
+
+Examples
+--------
+>>> import sys
+>>> from perfstats.adapters.ab import Benchmark, ReportingCommand, Suite, run_suite
+>>> bench = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
+...          "[{'version': v, 'repeat': k, 'value': 100.0 * (1.5 if v == 'candidate' "
+...          "else 1.0) + k} for v, k in r['executions']]}))")
+>>> suite = Suite([Benchmark("k")], ReportingCommand([sys.executable, "-c", bench]),
+...               calls=5, repeats=3, concurrency=5)
+>>> run_suite(suite, rng=1).analyse().verdict("k").verdict
+'slower'
+"""
+
+from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
+from .benchmark import Benchmark
+from .config import load_config, load_suite, suite_from_config
+from .per_version import TargetPerVersion
+from .record import read_ab_metadata, read_ab_record
+from .reporting_command import ReportingCommand
+from .reporting_http import ReportingHttp
+from .runner import SuiteRun, run_suite
+from .schedule import Call, Execution, duet_plan, plan_suite, rmit_plan
+from .suite import Suite
+from .suite_target import SuiteTarget
+
+__all__ = [
+    "Benchmark",
+    "BenchmarkVerdict",
+    "Call",
+    "Execution",
+    "ReportingCommand",
+    "ReportingHttp",
+    "Suite",
+    "SuiteAnalysis",
+    "SuiteRun",
+    "SuiteTarget",
+    "TargetPerVersion",
+    "analyse",
+    "duet_plan",
+    "load_config",
+    "load_suite",
+    "plan_suite",
+    "read_ab_metadata",
+    "read_ab_record",
+    "rmit_plan",
+    "run_suite",
+    "suite_agreement",
+    "suite_from_config",
+]

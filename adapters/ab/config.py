@@ -1,0 +1,239 @@
+"""Read an A-B suite from a small TOML or YAML file.
+
+A file looks like this (TOML; the same keys in YAML)::
+
+    schedule = "duet"        # or "rmit"
+    calls = 15               # calls per benchmark (duet) / trials (rmit)
+    repeats = 3              # executions of each version per call
+    concurrency = 16         # calls in flight
+    level = 0.99             # optional: min_results, n_resamples, grouped, by_trial, seed
+
+    [target]                 # kind "command", "http" or "targets"
+    kind = "command"
+    argv = ["{python}", "-I", "-S", "bench.py"]   # request on stdin, JSON out
+    cwd = "."                # relative to this file
+    unit = "ns"
+    cpus = [1]               # optional: pin every call to these CPUs
+
+    [[benchmarks]]
+    name = "sort"
+    params = {kernel = "sort", size = 5000}       # shared by both versions
+    baseline = {units = 10}
+    candidate = {units = 11}
+
+``{python}`` in ``argv`` stands for the interpreter running perfstats. The
+``http`` kind takes ``url``, ``timeout``, ``headers``, ``keep_alive`` and
+``unit``; the ``targets`` kind makes each version's table a perfstats
+target (``kind``, ``argv`` and its options) and runs only the RMIT schedule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .benchmark import Benchmark
+from .per_version import TargetPerVersion
+from .reporting_command import ReportingCommand
+from .reporting_http import ReportingHttp
+from .suite import Suite
+from .suite_target import SuiteTarget
+
+SETTINGS = (
+    "schedule",
+    "calls",
+    "repeats",
+    "concurrency",
+    "level",
+    "min_results",
+    "n_resamples",
+    "grouped",
+    "by_trial",
+)
+TOP_KEYS = (*SETTINGS, "seed", "target", "benchmarks")
+BENCHMARK_KEYS = ("name", "params", "baseline", "candidate")
+TARGET_KEYS = {
+    "command": ("argv", "timeout", "env", "cwd", "unit", "label", "cpus"),
+    "http": ("url", "timeout", "headers", "keep_alive", "unit", "label"),
+    "targets": ("label",),
+}
+PYTHON = "{python}"
+
+
+def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The file at ``path`` (``.toml``, ``.yaml`` or ``.yml``) as plain data.
+
+    Raises
+    ------
+    ValueError
+        When the file is missing, has another extension, or does not parse.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.config import load_config
+    >>> load_config("examples/ab_suite.toml")["schedule"]  # doctest: +SKIP
+    'duet'
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".toml", ".yaml", ".yml"):
+        raise ValueError(f"config {os.fspath(p)} must be a .toml, .yaml or .yml file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"config {os.fspath(p)} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {os.fspath(p)}: {exc.strerror}") from None
+    data = _toml(text, p) if suffix == ".toml" else _yaml(text, p)
+    if not isinstance(data, dict):
+        raise ValueError(f"config {os.fspath(p)} must be a table of settings")
+    return data
+
+
+def _toml(text: str, path: Path) -> Any:
+    # Imported by name: tomllib is in the standard library from Python 3.11,
+    # its twin tomli is a package before that.
+    name = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+    try:
+        toml = importlib.import_module(name)
+    except ImportError:
+        raise ValueError("reading TOML on Python 3.10 needs the tomli package") from None
+    try:
+        return toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raise ValueError(f"config {os.fspath(path)} is not valid TOML: {exc}") from None
+
+
+def _yaml(text: str, path: Path) -> Any:
+    try:
+        yaml = importlib.import_module("yaml")
+    except ImportError:
+        raise ValueError("reading YAML needs PyYAML (pip install 'perfstats[adapters]')") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        flat = " ".join(str(exc).split())
+        raise ValueError(f"config {os.fspath(path)} is not valid YAML: {flat}") from None
+
+
+def _unknown(table: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    extra = [k for k in table if k not in allowed]
+    if extra:
+        raise ValueError(f"{where}: unknown key {extra[0]!r}; allowed: {', '.join(allowed)}")
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be a table; got {value!r}")
+    return dict(value)
+
+
+def _benchmarks(items: Any) -> list[Benchmark]:
+    if not isinstance(items, list) or not items:
+        raise ValueError("config: benchmarks must be a non-empty list of tables")
+    out = []
+    for i, item in enumerate(items, start=1):
+        where = f"config: benchmark {i}"
+        table = _table(item, where)
+        _unknown(table, BENCHMARK_KEYS, where)
+        if "name" not in table:
+            raise ValueError(f"{where} needs a name")
+        where = f"config: benchmark {table['name']!r}"
+        for version in ("baseline", "candidate"):
+            if version not in table:
+                raise ValueError(f"{where} needs a {version} table (use {{}} for none)")
+        shared = _table(table.get("params"), f"{where} params")
+        out.append(
+            Benchmark(
+                table["name"],
+                {**shared, **_table(table["baseline"], f"{where} baseline")},
+                {**shared, **_table(table["candidate"], f"{where} candidate")},
+            )
+        )
+    return out
+
+
+def _target(table: dict[str, Any], benchmarks: list[Benchmark], base: Path) -> SuiteTarget:
+    kind = table.pop("kind", "command")
+    if kind not in TARGET_KEYS:
+        raise ValueError(
+            f"config: target kind must be one of {', '.join(TARGET_KEYS)}; got {kind!r}"
+        )
+    _unknown(table, TARGET_KEYS[kind], f"config: target ({kind})")
+    if kind == "command":
+        if "argv" not in table:
+            raise ValueError("config: a command target needs argv")
+        argv = table.pop("argv")
+        if isinstance(argv, list):
+            argv = [sys.executable if a == PYTHON else a for a in argv]
+        cwd = table.pop("cwd", None)
+        if isinstance(cwd, str) and not os.path.isabs(cwd):
+            cwd = os.path.normpath(base / cwd)
+        return ReportingCommand(argv, cwd=cwd, **table)
+    if kind == "http":
+        if "url" not in table:
+            raise ValueError("config: an http target needs url")
+        return ReportingHttp(table.pop("url"), **table)
+    return TargetPerVersion.from_specs(benchmarks)
+
+
+def suite_from_config(
+    data: Mapping[str, Any], *, base: str | os.PathLike[str] = ".", **overrides: Any
+) -> Suite:
+    """Build the :class:`~perfstats.adapters.ab.suite.Suite` a config describes.
+
+    Parameters
+    ----------
+    data : mapping
+        The config (:func:`load_config`).
+    base : path, default "."
+        Folder that a relative ``cwd`` is relative to (the config's).
+    **overrides
+        Settings that replace the file's (``schedule``, ``calls``, ...);
+        ``None`` values are ignored.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.config import suite_from_config
+    >>> cfg = {"schedule": "rmit", "target": {"argv": ["{python}", "bench.py"]},
+    ...        "benchmarks": [{"name": "a", "baseline": {"n": 1}, "candidate": {"n": 2}}]}
+    >>> suite = suite_from_config(cfg, calls=4)
+    >>> suite.schedule, suite.calls, suite.benchmarks[0].candidate
+    ('rmit', 4, {'n': 2})
+    """
+    _unknown(data, TOP_KEYS, "config")
+    benchmarks = _benchmarks(data.get("benchmarks"))
+    settings = {k: data[k] for k in SETTINGS if k in data}
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    unknown = [k for k in settings if k not in SETTINGS]
+    if unknown:
+        raise ValueError(f"unknown setting {unknown[0]!r}; settings: {', '.join(SETTINGS)}")
+    if "target" not in data:
+        raise ValueError("config needs a target table")
+    target = _target(_table(data["target"], "config: target"), benchmarks, Path(base))
+    try:
+        return Suite(benchmarks, target, **settings)
+    except BaseException:
+        target.close()
+        raise
+
+
+def load_suite(path: str | os.PathLike[str], **overrides: Any) -> tuple[Suite, int | None]:
+    """The suite in the file at ``path`` and its ``seed`` (None when unset).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.config import load_suite
+    >>> suite, seed = load_suite("examples/ab_suite.toml", calls=5)  # doctest: +SKIP
+    """
+    data = load_config(path)
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"config: seed must be a non-negative integer; got {seed!r}")
+    return suite_from_config(data, base=Path(path).resolve().parent, **overrides), seed

@@ -1,0 +1,135 @@
+"""A local program as a suite target: the request on its stdin, the results on its stdout."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..records.measurement import ERROR, TIMEOUT, Measurement
+from ..targets.arguments import (
+    check_argv,
+    check_cpus,
+    check_cwd,
+    check_env,
+    check_timeout,
+    find_executable,
+    show_argv,
+)
+from ..targets.processes import ProcessRunner
+from .benchmark import Benchmark
+from .protocol import encode_request, read_results
+from .schedule import Call
+from .suite_target import SuiteTarget, failed_call
+
+
+class ReportingCommand(SuiteTarget):
+    """Run a program once per call; it runs the executions and reports their timings.
+
+    The program reads the call's request (JSON, see
+    :mod:`perfstats.adapters.ab.protocol`) on standard input and prints the
+    results as JSON. Because both versions of a duet call run in the same
+    process, they share its state (caches, allocator, CPU placement), and
+    because the program times each execution itself, process start-up does
+    not dilute the difference. Any command line works, so a container
+    (``podman exec -i ...``) or a VM (``ssh host ...``) can serve too.
+
+    Parameters
+    ----------
+    argv : list of str
+        Program and arguments (no shell).
+    timeout : float, optional
+        Seconds before the call is killed and all its executions recorded as
+        ``"timeout"``.
+    env : dict, optional
+        Variables added to the environment.
+    cwd : str, optional
+        Working directory.
+    unit : str, default ""
+        Unit of the values when the program does not name one.
+    label : str, optional
+        Label for the record (default: the command line).
+    cpus : list of int, optional
+        Pin every call's process to these CPUs (Linux). On a machine whose
+        CPUs run at different speeds (a VM's virtual CPUs on busy host
+        cores), calls that land on different CPUs differ by far more than
+        the change sought; RMIT, which compares versions across calls,
+        suffers most.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from perfstats.adapters.ab.benchmark import Benchmark
+    >>> from perfstats.adapters.ab.reporting_command import ReportingCommand
+    >>> from perfstats.adapters.ab.schedule import duet_plan
+    >>> echo = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
+    ...         "[{'version': v, 'repeat': k, 'value': 10.0} for v, k in r['executions']]}))")
+    >>> target = ReportingCommand([sys.executable, "-c", echo], unit="ns")
+    >>> call = duet_plan(["a"], calls=1, repeats=1, rng=0)[0]
+    >>> [(m.status, m.value) for m in target.call(call, Benchmark("a"))]
+    [('ok', 10.0), ('ok', 10.0)]
+    """
+
+    kind = "command"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        unit: str = "",
+        label: str | None = None,
+        cpus: Sequence[int] | None = None,
+    ) -> None:
+        self.argv = check_argv(argv)
+        self.cpus = check_cpus(cpus)
+        self.timeout = check_timeout(timeout)
+        self.env = check_env(env)
+        self.cwd = check_cwd(cwd)
+        if not isinstance(unit, str):
+            raise ValueError(f"unit must be a string; got {unit!r}")
+        self.unit = unit
+        self._full_env = None if self.env is None else {**os.environ, **self.env}
+        self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
+        self.name = label or show_argv(self.argv)
+        self._runner = ProcessRunner()
+
+    def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
+        out = self._runner.run(
+            self.argv,
+            timeout=self.timeout,
+            env=self._full_env,
+            cwd=self.cwd,
+            stdin=encode_request(call, benchmark),
+            cpus=self.cpus,
+        )
+        extra: dict[str, Any] = {"call_wall_ns": out.wall_ns, "returncode": out.returncode}
+        problem = out.failure()
+        if problem is not None:
+            return failed_call(
+                call,
+                problem,
+                unit=self.unit,
+                started_at=out.started_at,
+                status=TIMEOUT if out.timed_out else ERROR,
+                extra=extra,
+            )
+        return read_results(
+            out.stdout, call, unit=self.unit, started_at=out.started_at, extra=extra
+        )
+
+    def close(self) -> None:
+        self._runner.kill_all()
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "argv": self.argv,
+            "executable": self.executable,
+            "timeout": self.timeout,
+            "env": self.env,
+            "cwd": self.cwd,
+            "unit": self.unit,
+            "cpus": None if self.cpus is None else list(self.cpus),
+        }

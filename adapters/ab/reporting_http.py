@@ -1,0 +1,122 @@
+"""An HTTP function as a suite target: the request POSTed, the results in the response."""
+
+from __future__ import annotations
+
+import http.client
+from collections.abc import Mapping
+from typing import Any
+
+from ..records.measurement import TIMEOUT, Measurement, utc_now
+from ..targets.arguments import check_headers, check_timeout, check_url
+from ..targets.connections import HttpClient
+from .benchmark import Benchmark
+from .protocol import encode_request, read_results
+from .schedule import Call
+from .suite_target import SuiteTarget, failed_call
+
+
+class ReportingHttp(SuiteTarget):
+    """POST each call's request to a function, which runs and times the executions.
+
+    This is ElastiBench's set-up (001_*, Section IV): the function image
+    holds both versions, so a duet call runs both in the same function
+    instance, and the function reports each execution's time (see
+    :mod:`perfstats.adapters.ab.protocol`). Any HTTP-triggered function
+    works: Google's Functions Framework, Knative, OpenFaaS, a Lambda URL.
+
+    Parameters
+    ----------
+    url : str
+        ``http://`` or ``https://`` address of the function.
+    timeout : float, default 900
+        Seconds for one call (ElastiBench used Lambda's 15 minutes).
+    headers : dict, optional
+        Extra request headers (authorization headers are redacted in
+        records).
+    keep_alive : bool, default False
+        Reuse one connection per thread.
+    unit : str, default ""
+        Unit of the values when the function does not name one.
+    label : str, optional
+        Label for the record.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.reporting_http import ReportingHttp
+    >>> f = ReportingHttp("http://127.0.0.1:8080/", unit="ns")
+    >>> f.config()["url"]
+    'http://127.0.0.1:8080/'
+    """
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 900.0,
+        headers: Mapping[str, str] | None = None,
+        keep_alive: bool = False,
+        unit: str = "",
+        label: str | None = None,
+    ) -> None:
+        self.url = check_url(url)
+        checked = check_timeout(timeout)
+        if checked is None:
+            raise ValueError("timeout must be a positive number of seconds for HTTP targets")
+        self.timeout = checked
+        self.headers = {"Content-Type": "application/json", **check_headers(headers)}
+        self.keep_alive = bool(keep_alive)
+        if not isinstance(unit, str):
+            raise ValueError(f"unit must be a string; got {unit!r}")
+        self.unit = unit
+        self.name = label or f"POST {url}"
+        self._client = HttpClient(url, timeout=self.timeout, keep_alive=self.keep_alive)
+
+    def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
+        started_at = utc_now()
+        try:
+            response = self._client.send("POST", encode_request(call, benchmark), self.headers)
+        except TimeoutError:
+            return failed_call(
+                call,
+                f"no response within {self.timeout:g} s",
+                unit=self.unit,
+                started_at=started_at,
+                status=TIMEOUT,
+            )
+        except OSError as exc:
+            return failed_call(
+                call,
+                f"cannot reach {self.url}: {exc.strerror or exc}",
+                unit=self.unit,
+                started_at=started_at,
+            )
+        except http.client.HTTPException as exc:
+            return failed_call(
+                call,
+                f"{self.url}: {type(exc).__name__}: {exc}",
+                unit=self.unit,
+                started_at=started_at,
+            )
+        extra: dict[str, Any] = {"call_wall_ns": response.wall_ns, "http_status": response.status}
+        text = response.body.decode("utf-8", "replace")
+        if response.status >= 400:
+            flat = " ".join(text.split())[:200]
+            message = f"HTTP {response.status} {response.reason}" + (f": {flat}" if flat else "")
+            return failed_call(
+                call, message, unit=self.unit, started_at=response.started_at, extra=extra
+            )
+        return read_results(text, call, unit=self.unit, started_at=response.started_at, extra=extra)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "timeout": self.timeout,
+            "headers": self.headers,
+            "keep_alive": self.keep_alive,
+            "unit": self.unit,
+        }

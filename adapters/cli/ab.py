@@ -1,0 +1,217 @@
+"""``perfstats ab``: run an A-B suite from a config file and print the verdicts.
+
+Also analyses a record again (``--from-record``) and compares two runs of a
+suite (``--against``) with ElastiBench's agreement and coverage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..ab.analysis import SuiteAnalysis, analyse, analysis_settings, suite_agreement
+from ..ab.config import load_suite
+from ..ab.record import read_ab_metadata, read_ab_record
+from ..ab.runner import run_suite
+from ..ab.schedule import SCHEDULES
+from ..records.plain import plain
+from ..report.formatting import percent, table
+from .output import out
+
+HELP = "run an A-B performance-change suite (duet or RMIT) and judge every benchmark"
+EXAMPLES = """\
+examples:
+  # run the suite a config describes, record every execution
+  perfstats ab examples/ab_suite.toml --record ab.csv
+  # the same suite as randomized multiple interleaved trials, 16 calls in flight
+  perfstats ab examples/ab_suite.toml --schedule rmit --concurrency 16 --json
+  # judge a record again, and compare it with another run of the suite
+  perfstats ab --from-record ab.csv --against ab-again.csv
+
+The config (TOML or YAML) names the schedule, calls, repeats, concurrency, a
+target (a command or an HTTP function that runs each call's executions and
+reports their timings as JSON, or one perfstats target per version) and the
+benchmarks with their baseline and candidate parameters; see
+perfstats.adapters.ab.config. Verdicts: the 99% bootstrap CI of the relative
+median change (of the pairs' ratios for duet, and for rmit of each trial's
+baseline-candidate pairs) above 0 is 'slower', below 0 'faster', else
+'no change'; fewer than 10 successful results: 'too few results'.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of ``perfstats ab`` to its parser."""
+    p.add_argument("config", nargs="?", help="suite config (.toml, .yaml)")
+    p.add_argument("--record", metavar="CSV", help="write every execution to this new CSV")
+    p.add_argument("--schedule", choices=SCHEDULES, help="override the config's schedule")
+    p.add_argument("--calls", type=int, metavar="N", help="calls per benchmark (trials for rmit)")
+    p.add_argument("--repeats", type=int, metavar="R", help="executions per version per call")
+    p.add_argument("--concurrency", type=int, metavar="C", help="calls in flight")
+    p.add_argument("--level", type=float, help="level of the change CI (default 0.99)")
+    p.add_argument("--seed", type=int, help="seed of the orders and the bootstrap (recorded)")
+    p.add_argument("--from-record", metavar="CSV", help="judge this record instead of running")
+    p.add_argument("--against", metavar="CSV", help="another run's record to compare with")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def command(args: argparse.Namespace, command_argv: list[str]) -> int:
+    """Run ``perfstats ab`` with parsed arguments; returns the exit status."""
+    if (args.config is None) == (args.from_record is None):
+        raise ValueError("perfstats ab needs a config file or --from-record (one of them)")
+    if args.from_record is not None:
+        given = [
+            o
+            for o in ("record", "schedule", "calls", "repeats", "concurrency")
+            if getattr(args, o) is not None
+        ]
+        if given:
+            raise ValueError(f"--{given[0]} applies to a run, not to --from-record")
+        info, analysis = _from_record(args.from_record, args.level, args.seed)
+    else:
+        info, analysis = _run(args)
+    agreement = None
+    if args.against is not None:
+        _, other = _from_record(args.against, args.level, args.seed)
+        agreement = suite_agreement(analysis, other)
+    if args.json:
+        frame = analysis.to_frame()
+        data = {
+            **info,
+            "verdicts": analysis.counts(),
+            "benchmarks": frame.to_dict("records") if len(frame) else [],
+            "agreement": None
+            if agreement is None
+            else {"against": args.against, **plain(agreement)},
+        }
+        out(json.dumps(plain(data), indent=2))
+        return 0
+    _show(info, analysis)
+    if agreement is not None:
+        out()
+        out(
+            f"agreement with {args.against}: {agreement.n} benchmarks judged in both; "
+            f"agree {percent(agreement.agree)}, one-sided coverage "
+            f"{percent(agreement.one_sided)} / {percent(agreement.one_sided_reverse)}, "
+            f"two-sided {percent(agreement.two_sided)}"
+        )
+    return 0
+
+
+def _run(args: argparse.Namespace) -> tuple[dict[str, Any], SuiteAnalysis]:
+    suite, seed = load_suite(
+        args.config,
+        schedule=args.schedule,
+        calls=args.calls,
+        repeats=args.repeats,
+        concurrency=args.concurrency,
+        level=args.level,
+    )
+    progress = not args.no_progress and sys.stderr.isatty()
+    run = run_suite(
+        suite,
+        record=args.record,
+        rng=args.seed if args.seed is not None else seed,
+        progress=progress,
+    )
+    info = {
+        "config": args.config,
+        "suite": suite.config(),
+        "seed": run.seed,
+        "record": str(run.record) if run.record else None,
+        "elapsed_s": run.elapsed,
+        "counts": run.metadata.get("counts"),
+    }
+    return info, run.analyse()
+
+
+def _from_record(
+    path: str, level: float | None, seed: int | None
+) -> tuple[dict[str, Any], SuiteAnalysis]:
+    measurements = read_ab_record(path)
+    meta = read_ab_metadata(path)
+    suite = meta.get("suite")
+    if not isinstance(suite, dict):
+        raise ValueError(
+            f"{path}: no suite metadata beside the record ({Path(path).stem}.meta.json)"
+        )
+    names = [
+        str(b["name"]) for b in suite.get("benchmarks", []) if isinstance(b, dict) and "name" in b
+    ]
+    settings = analysis_settings(suite)
+    if level is not None:
+        settings["level"] = level
+    analysis = analyse(
+        measurements,
+        **settings,
+        benchmarks=names or None,
+        rng=meta.get("seed") if seed is None else seed,
+    )
+    info = {
+        "config": None,
+        "suite": suite,
+        "seed": meta.get("seed"),
+        "record": path,
+        "elapsed_s": meta.get("elapsed_s"),
+        "counts": meta.get("counts"),
+    }
+    return info, analysis
+
+
+def _show(info: dict[str, Any], analysis: SuiteAnalysis) -> None:
+    s = info["suite"]
+    target = s.get("target", {})
+    out(
+        f"suite    {s.get('schedule')}, {len(s.get('benchmarks', []))} benchmarks, "
+        f"{s.get('calls')} calls x {s.get('repeats')} repeats, "
+        f"{s.get('concurrency')} in flight, seed {info['seed']}"
+    )
+    out(f"target   {target.get('kind')}: {target.get('name')}")
+    if info["record"]:
+        out(f"record   {info['record']}")
+    out(f"analysis {analysis.pairing}, {100 * analysis.level:g}% CI of the relative median change")
+    c = info.get("counts") or {}
+    elapsed = info.get("elapsed_s")
+    took = f" in {elapsed:.1f} s" if isinstance(elapsed, (int, float)) else ""
+    out(
+        f"ran      {c.get('executions', '?')} executions ({c.get('ok', '?')} ok, "
+        f"{c.get('error', '?')} error, {c.get('timeout', '?')} timeout){took}"
+    )
+    out()
+    level = f"{100 * analysis.level:g}% CI"
+    rows = []
+    for v in analysis.verdicts:
+        d = v.to_dict()
+        judged = v.change is not None
+        rows.append(
+            {
+                "benchmark": v.benchmark,
+                "verdict": v.verdict,
+                "results": f"{v.n_baseline}/{v.n_candidate}"
+                if not (analysis.paired or analysis.by_trial)
+                else str(v.n_baseline),
+                "change": _signed(d["estimate"]) if judged else "",
+                level: f"[{_signed(d['low'])}, {_signed(d['high'])}]" if judged else "",
+                "rank-sum p": f"{d['ranksum_p']:.3g}" if judged else "",
+                "Cliff's delta": f"{d['cliffs_delta']:+.3f} {d['magnitude']}" if judged else "",
+                "Liao": ("changed" if v.liao_changed else "no change") if judged else "",
+                "failed": v.failed,
+            }
+        )
+    out(table(rows))
+    n = analysis.counts()
+    out()
+    out(
+        f"{len(analysis.verdicts)} benchmarks: {n['slower']} slower, {n['faster']} faster, "
+        f"{n['no change']} no change, {n['too few results']} with too few results "
+        f"(< {analysis.min_results})"
+    )
+
+
+def _signed(x: float) -> str:
+    return f"{100 * x:+.2f}%" if math.isfinite(x) else str(x)
+

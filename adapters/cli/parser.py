@@ -1,0 +1,63 @@
+"""What the ``perfstats`` subcommands share: exit codes, a one-line error parser, options."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import NoReturn
+
+PROG = "perfstats"
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(ValueError):
+    """Bad command-line input."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, not argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        # One line: the help is one flag away.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def rule_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--rule``, ``--rule-option`` and ``--seed``."""
+    p.add_argument(
+        "--rule",
+        default="superflow",
+        metavar="NAME",
+        help="stopping rule (default: superflow); see perfstats.rules.RULES",
+    )
+    p.add_argument(
+        "-r",
+        "--rule-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule option, e.g. error=0.02 (repeatable)",
+    )
+    p.add_argument("--seed", type=int, help="seed for randomised rules (recorded)")
+
+
+def output_arguments(p: argparse.ArgumentParser) -> None:
+    """Add ``--json``."""
+    p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split the command line at ``--``: perfstats' own arguments, and the target's command.
+
+    Examples
+    --------
+    >>> split_argv(["run", "--rule", "fixed", "--", "./bench", "--", "x"])
+    (['run', '--rule', 'fixed'], ['./bench', '--', 'x'])
+    """
+    items = list(argv)
+    if "--" in items:
+        i = items.index("--")
+        return items[:i], items[i + 1 :]
+    return items, []

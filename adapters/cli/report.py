@@ -1,0 +1,81 @@
+"""``perfstats report``: summarise a recorded run, or write its HTML report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..records.record import read_metadata, read_record
+from ..report.formatting import quantity, table
+from ..report.summary import report
+from .output import emit_json, intervals_text, out, rule_text
+from .parser import output_arguments
+
+HELP = "summarise a recorded run"
+EXAMPLES = """\
+examples:
+  perfstats report run.csv
+  perfstats report run.csv --json
+  perfstats report run.csv -o report.html
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of ``perfstats report`` to its parser."""
+    p.add_argument("record", help="a record CSV written by perfstats run")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="HTML",
+        help="write a self-contained HTML report (figures embedded) instead of the summary",
+    )
+    output_arguments(p)
+
+
+def command(args: argparse.Namespace, command_argv: list[str]) -> int:
+    """Run ``perfstats report`` with parsed arguments; returns the exit status."""
+    if args.output:
+        # Imported here: only the HTML report needs matplotlib.
+        from ..report.html import write_html_report
+
+        out(f"wrote {write_html_report(Path(args.record), Path(args.output))}")
+        return 0
+    measurements = read_record(args.record)
+    metadata = read_metadata(args.record)
+    data = report(measurements, metadata)
+    if args.json:
+        emit_json({"record": args.record, **data})
+        return 0
+    unit = data["values"].get("unit", "")
+    target = data["target"] or {}
+    machine = data["machine"] or {}
+    c = data["counts"]
+    out(f"record     {args.record}")
+    out(f"target     {target.get('name', '?')} ({target.get('kind', '?')})")
+    out(f"rule       {rule_text(data['rule'])}")
+    out(f"seed       {data['seed']}")
+    out(
+        f"machine    {machine.get('cpu_model', '?')}, {machine.get('cores_logical', '?')} cores, "
+        f"{machine.get('os', '?')}, kernel {machine.get('kernel', '?')}"
+    )
+    out(f"time       {data['started_at']} .. {data['ended_at']} ({data['sessions']} session(s))")
+    decision = data["decision"] or {}
+    out(f"stopped by {data['stopped_by']}: {decision.get('reason', '?')}")
+    out(
+        f"runs       {c['measured']} measured ({c['ok']} ok, {c['error']} error, "
+        f"{c['timeout']} timeout), {c['warmup']} warm-up, {c['intervals']} intervals, "
+        f"{c['cold']} cold, {c['warm']} warm"
+    )
+    v = data["values"]
+    if v.get("n"):
+        out(
+            f"values     min {quantity(v['min'], unit)}, mean {quantity(v['mean'], unit)}, "
+            f"max {quantity(v['max'], unit)}"
+        )
+    out()
+    out(intervals_text(data["percentiles"], unit))
+    if data["errors"]:
+        out()
+        out("most frequent failures")
+        out(table(data["errors"], ["count", "status", "error"]))
+    return 0

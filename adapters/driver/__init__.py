@@ -1,0 +1,34 @@
+"""The driver: invoke a target under a stopping rule, in run intervals, and record every run.
+
+* :func:`run` (:mod:`~perfstats.adapters.driver.stop_loop`): the public
+  entry point, ``perfstats.adapters.run``; :func:`build_rule` makes a rule
+  from its name;
+* :class:`Session` and :class:`Settings`
+  (:mod:`~perfstats.adapters.driver.scheduler`): intervals, concurrency and
+  spacing of invocations;
+* :class:`RunResult` (:mod:`~perfstats.adapters.driver.result`), what a run
+  returns; :class:`TargetFailed` (:mod:`~perfstats.adapters.driver.failures`),
+  what it raises when the target keeps failing; :func:`run_seed`
+  (:mod:`~perfstats.adapters.driver.seeding`), the seed it is made with.
+
+The package is named ``driver``, not ``run``, so that it does not shadow
+the function :func:`perfstats.adapters.run`.
+"""
+
+from .failures import TargetFailed
+from .result import STOPPED_BY, RunResult, judged_values
+from .scheduler import Session, Settings
+from .seeding import run_seed
+from .stop_loop import build_rule, run
+
+__all__ = [
+    "STOPPED_BY",
+    "RunResult",
+    "Session",
+    "Settings",
+    "TargetFailed",
+    "build_rule",
+    "judged_values",
+    "run",
+    "run_seed",
+]

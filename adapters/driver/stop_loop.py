@@ -1,0 +1,242 @@
+"""The driver: run a target under a stopping rule and record every invocation."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from perfstats.rules import RULES, Rule, by_name
+
+from ..records.machine import machine_info, software_info
+from ..records.measurement import utc_now
+from ..records.plain import plain
+from ..records.record import FORMAT, Record, read_metadata
+from ..targets.base import Target
+from .result import RunResult
+from .scheduler import Session, Settings
+from .seeding import run_seed
+
+
+def run(
+    target: Target,
+    rule: Rule | str,
+    *,
+    rule_options: Mapping[str, Any] | None = None,
+    max_n: int | None = None,
+    max_seconds: float | None = None,
+    concurrency: int = 1,
+    spacing: float | None = None,
+    warmup: int = 0,
+    record: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    rng: Any = None,
+    max_failures: int = 5,
+) -> RunResult:
+    """Invoke ``target`` in run intervals until ``rule`` says stop.
+
+    Each run interval invokes the target until ``rule.interval`` more
+    successful values have been collected; they are then given, in run
+    order, to a :class:`perfstats.Monitor`, which judges them exactly as a
+    replay of the same sequence would. Failed and timed-out invocations are
+    recorded with their status and message and never given to the rule.
+    The target is closed at the end, also on error or interrupt.
+
+    Parameters
+    ----------
+    target : Target
+        What to invoke (:class:`Command`, :class:`Container`, :class:`SSH`,
+        :class:`HttpFunction`, :class:`LambdaFunction`, or your own).
+    rule : Rule or str
+        A stopping rule, or the name of one in :data:`perfstats.rules.RULES`
+        (then built with ``rule_options`` and seeded with the run's seed).
+    rule_options : mapping, optional
+        Options for a rule given by name.
+    max_n : int, optional
+        Stop after this many successful measured runs even if the rule has
+        not stopped (the decision then says so).
+    max_seconds : float, optional
+        Start no invocation after this many seconds; invocations in flight
+        finish and are recorded.
+    concurrency : int, default 1
+        Invocations in flight at once (a bounded thread pool).
+    spacing : float, optional
+        Seconds between invocations: from the end of one to the start of the
+        next when ``concurrency == 1`` (SuperFlow waited 30 minutes for cold
+        starts, 5 s for warm ones), between starts otherwise.
+    warmup : int, default 0
+        Invocations run and recorded first (phase ``"warmup"``), never judged.
+    record : path, optional
+        CSV file to append every invocation to, flushed row by row; its
+        metadata goes beside it (``run.csv`` -> ``run.meta.json``).
+    resume : bool, default False
+        Continue the interrupted ``record``: its measured values are given to
+        the rule first, and run numbering continues. The target and rule must
+        be the ones recorded.
+    progress : bool, default True
+        Show a tqdm progress bar on standard error.
+    rng : None, int or numpy.random.Generator
+        The run's seed: seeds a rule given by name, and is recorded. When
+        resuming without one, the recorded seed is used again.
+    max_failures : int, default 5
+        Consecutive failed invocations after which the run stops with
+        :class:`TargetFailed`.
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    ValueError
+        For bad arguments, an unknown rule, an existing record without
+        ``resume``, or a resume whose target or rule differ from the record.
+    TargetFailed
+        After ``max_failures`` consecutive failures; the record keeps them all.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from perfstats.adapters import Command, run
+    >>> from perfstats.rules import Fixed
+    >>> result = run(Command([sys.executable, "-c", "pass"]), Fixed(n=5), progress=False)
+    >>> result.decision.stop, len(result.measurements), result.stopped_by
+    (True, 5, 'rule')
+    """
+    started = time.monotonic()
+    if not isinstance(target, Target):
+        raise ValueError(f"target must be a perfstats.adapters Target; got {target!r}")
+    settings = _settings(max_n, max_seconds, concurrency, spacing, warmup, max_failures)
+    if resume and record is None:
+        raise ValueError("resume=True needs the record to resume")
+    # Everything that can be refused is checked before the record is created,
+    # so bad input leaves no file behind.
+    previous = read_metadata(record) if resume and record is not None else {}
+    seed = run_seed(rng, previous.get("seed"))
+    rec: Record | None = None
+    try:
+        rule_obj = build_rule(rule, rule_options, seed)
+        rec = Record(record, resume=resume) if record is not None else None
+        metadata = _metadata(target, rule_obj, seed, settings, rec.metadata if rec else {})
+        if rec is not None:
+            rec.write_metadata(metadata)
+        session = Session(target, rule_obj, rec, settings, progress, started)
+        return session.execute(metadata, seed)
+    finally:
+        try:
+            target.close()
+        finally:
+            if rec is not None:
+                rec.close()
+
+
+def _settings(
+    max_n: Any, max_seconds: Any, concurrency: Any, spacing: Any, warmup: Any, max_failures: Any
+) -> Settings:
+    return Settings(
+        max_n=None if max_n is None else _count(max_n, "max_n", 1),
+        max_seconds=None if max_seconds is None else _seconds(max_seconds, "max_seconds"),
+        concurrency=_count(concurrency, "concurrency", 1),
+        spacing=0.0 if spacing is None else _seconds(spacing, "spacing", allow_zero=True),
+        warmup=_count(warmup, "warmup", 0),
+        max_failures=_count(max_failures, "max_failures", 1),
+    )
+
+
+def _count(value: Any, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def _seconds(value: Any, name: str, allow_zero: bool = False) -> float:
+    ok = (
+        not isinstance(value, bool)
+        and isinstance(value, (int, float, np.number))
+        and math.isfinite(value)
+        and (value >= 0 if allow_zero else value > 0)
+    )
+    if not ok:
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number of seconds {bound}; got {value!r}")
+    return float(value)
+
+
+def build_rule(rule: Rule | str, options: Mapping[str, Any] | None, seed: int | None) -> Rule:
+    """``rule`` itself, or the rule registered under that name built with ``options``.
+
+    A randomised rule given by name is seeded with ``seed`` unless the
+    options set ``rng``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.driver import build_rule
+    >>> build_rule("fixed", {"n": 7}, seed=1)
+    Fixed(n=7)
+    """
+    if isinstance(rule, Rule):
+        if options:
+            raise ValueError("rule_options apply only to a rule given by name")
+        return rule
+    if not isinstance(rule, str):
+        raise ValueError(f"rule must be a perfstats Rule or a rule name; got {rule!r}")
+    opts = dict(options or {})
+    cls = RULES.get(rule.lower())
+    if cls is not None and seed is not None and "rng" not in opts:
+        if "rng" in inspect.signature(cls.__init__).parameters:
+            opts["rng"] = seed
+    try:
+        return by_name(rule, **opts)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _normal(data: Any) -> Any:
+    """``data`` as it reads back from JSON, so recorded and new configs compare equal."""
+    return json.loads(json.dumps(plain(data)))
+
+
+def _metadata(
+    target: Target, rule: Rule, seed: int, settings: Settings, previous: Mapping[str, Any]
+) -> dict[str, Any]:
+    target_config = _normal(target.config())
+    rule_config = _normal({"name": rule.name, "config": rule.config()})
+    if previous:
+        for what, new in (("target", target_config), ("rule", rule_config)):
+            old = previous.get(what)
+            if old is not None and old != new:
+                raise ValueError(
+                    f"cannot resume: the {what} differs from the record's ({_difference(old, new)})"
+                )
+    session = {
+        "started_at": utc_now().isoformat(),
+        "ended_at": None,
+        "machine": machine_info(),
+        "software": software_info(),
+        "command_line": list(sys.argv),
+        "settings": plain(settings.__dict__),
+    }
+    sessions = [*list(previous.get("sessions", [])), session]
+    return {
+        "format": FORMAT,
+        "target": target_config,
+        "rule": rule_config,
+        "seed": seed,
+        "sessions": sessions,
+    }
+
+
+def _difference(old: Any, new: Any) -> str:
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = sorted(set(old) | set(new))
+        diffs = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in keys if old.get(k) != new.get(k)]
+        return "; ".join(diffs)
+    return f"{old!r} -> {new!r}"

@@ -1,0 +1,70 @@
+"""The record of measurements: the outcome every target returns, and the CSV + metadata it goes to.
+
+* :class:`Measurement` (:mod:`~perfstats.adapters.records.measurement`):
+  one invocation's outcome, the unit every target produces;
+* :class:`Record`, :func:`read_record`, :func:`read_metadata`
+  (:mod:`~perfstats.adapters.records.record`): one writer and one set of
+  readers for every kind of record (:class:`RecordFormat`; :data:`RUN` for
+  ``perfstats run``), the format marker checked on read;
+* :func:`redact` (:mod:`~perfstats.adapters.records.redaction`): secrets
+  kept out of records;
+* :func:`machine_info`, :func:`software_info`
+  (:mod:`~perfstats.adapters.records.machine`) and :func:`plain`
+  (:mod:`~perfstats.adapters.records.plain`): what metadata holds.
+
+This is the lowest layer of the adapters: it imports only the core.
+"""
+
+from .machine import machine_info, software_info
+from .measurement import ERROR, OK, STATUSES, TIMEOUT, Measurement, one_line, utc_now
+from .plain import plain
+from .record import (
+    COLUMNS,
+    FORMAT,
+    MEASURE,
+    RUN,
+    WARMUP,
+    Record,
+    RecordFormat,
+    check_format,
+    frame,
+    metadata_path,
+    read_frame,
+    read_metadata,
+    read_record,
+    read_rows,
+    row_of,
+)
+from .redaction import REDACTED, is_secret_name, redact, redact_url
+
+__all__ = [
+    "COLUMNS",
+    "ERROR",
+    "FORMAT",
+    "MEASURE",
+    "OK",
+    "REDACTED",
+    "RUN",
+    "STATUSES",
+    "TIMEOUT",
+    "WARMUP",
+    "Measurement",
+    "Record",
+    "RecordFormat",
+    "check_format",
+    "frame",
+    "is_secret_name",
+    "machine_info",
+    "metadata_path",
+    "one_line",
+    "plain",
+    "read_frame",
+    "read_metadata",
+    "read_record",
+    "read_rows",
+    "redact",
+    "redact_url",
+    "row_of",
+    "software_info",
+    "utc_now",
+]

@@ -1,0 +1,168 @@
+"""The A-B part of the HTML report: a suite run's record judged as ``perfstats ab`` judges it.
+
+An A-B record is the CSV that ``perfstats ab --record`` writes
+(:mod:`perfstats.adapters.ab.record`), one row per execution, with the
+columns ``call, trial, slot, benchmark, version, repeat, order, value, unit,
+started_at, status, error, extra``; ``version`` is ``"baseline"`` or
+``"candidate"``. Its metadata JSON (``suite.csv`` -> ``suite.meta.json``)
+holds the suite: schedule (``"duet"`` pairs the two versions' executions of
+the same call and repeat), level, minimum results, resamples, grouping and
+the seed. The verdicts are :func:`perfstats.adapters.ab.analysis.analyse`'s
+with those settings, so the page shows what ``perfstats ab --from-record``
+prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from perfstats import plots
+
+from ..ab.analysis import SuiteAnalysis, analyse, analysis_settings
+from ..ab.record import COLUMNS, read_ab_metadata, read_ab_record
+from .images import figure_html
+from .run_sections import failures_section
+from .tables import definitions_html, paragraph_html, section_html, table_html
+
+
+def is_ab_header(columns: Sequence[str]) -> bool:
+    """True when a CSV header is that of an A-B record.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.record import COLUMNS
+    >>> from perfstats.adapters.report.ab_sections import is_ab_header
+    >>> is_ab_header(list(COLUMNS)), is_ab_header(["benchmark", "value"])
+    (True, False)
+    """
+    return tuple(columns) == COLUMNS
+
+
+def analyse_record(
+    path: str | os.PathLike[str],
+) -> tuple[pd.DataFrame, dict[str, Any], SuiteAnalysis]:
+    """Read an A-B record and judge it with the settings of its suite.
+
+    Without suite metadata the record is judged unpaired with the defaults
+    of :func:`~perfstats.adapters.ab.analysis.analyse` (the page says so).
+
+    Returns
+    -------
+    tuple
+        The measurements, the metadata and the analysis.
+    """
+    measurements = read_ab_record(path)
+    metadata = read_ab_metadata(path)
+    suite = metadata.get("suite")
+    settings: Mapping[str, Any] = suite if isinstance(suite, Mapping) else {}
+    names = [
+        str(b["name"])
+        for b in settings.get("benchmarks", [])
+        if isinstance(b, Mapping) and "name" in b
+    ]
+    analysis = analyse(
+        measurements,
+        **analysis_settings(settings),
+        benchmarks=names or None,
+        rng=metadata.get("seed"),
+    )
+    return measurements, metadata, analysis
+
+
+def verdict_rows(analysis: SuiteAnalysis) -> list[dict[str, Any]]:
+    """One display row per benchmark: counts, change and CI, Liao's evidence, verdict."""
+    rows = []
+    for v in analysis.verdicts:
+        c, r, d = v.change, v.ranksum, v.cliffs
+        liao = v.liao_changed
+        rows.append(
+            {
+                "benchmark": v.benchmark,
+                "results": f"{v.n_baseline} / {v.n_candidate}",
+                "failed": v.failed,
+                "change": f"{c.estimate:+.2%}" if c else "",
+                "ci": f"[{c.low:+.2%}, {c.high:+.2%}]" if c else "",
+                "ranksum": f"{r.pvalue:.3g}" if r else "",
+                "cliffs": f"{d.delta:+.3f} ({d.magnitude})" if d else "",
+                "liao": "" if liao is None else ("changed" if liao else "no change"),
+                "verdict": v.verdict,
+                "_class": v.verdict if v.verdict in ("slower", "faster") else "",
+            }
+        )
+    return rows
+
+
+def suite_items(
+    path: Path, measurements: pd.DataFrame, metadata: Mapping[str, Any], analysis: SuiteAnalysis
+) -> list[tuple[str, Any]]:
+    """``(term, value)`` pairs describing the suite run, for the page's header."""
+    suite = metadata.get("suite") if isinstance(metadata.get("suite"), Mapping) else None
+    target = (suite or {}).get("target") or {}
+    counts = measurements["status"].value_counts()
+    ok = int(counts.get("ok", 0))
+    judged = analysis.counts()
+    return [
+        ("record", os.fspath(path)),
+        (
+            "schedule",
+            f"{suite.get('schedule')}, {suite.get('calls')} calls x {suite.get('repeats')} "
+            f"repeats, {suite.get('concurrency')} in flight"
+            if suite
+            else "no suite metadata: judged unpaired with default settings",
+        ),
+        ("target", f"{target.get('name', '?')} ({target.get('kind', '?')})" if target else None),
+        ("seed", metadata.get("seed")),
+        (
+            "executions",
+            f"{len(measurements)} ({ok} ok, {len(measurements) - ok} failed or timed out)",
+        ),
+        ("time", f"{metadata.get('started_at')} .. {metadata.get('ended_at')}" if suite else None),
+        (
+            "analysis",
+            f"{analysis.pairing}, {analysis.level:.0%} CI of the "
+            f"relative median change; fewer than {analysis.min_results} results: not judged",
+        ),
+        ("verdicts", ", ".join(f"{n} {name}" for name, n in judged.items())),
+    ]
+
+
+def ab_sections(record: Path) -> list[str]:
+    """The page sections of an A-B record: the suite run, the verdicts, the failures."""
+    measurements, metadata, analysis = analyse_record(record)
+    columns = [
+        ("benchmark", "benchmark"),
+        ("results", "results baseline / candidate"),
+        ("failed", "failed"),
+        ("change", "median change"),
+        ("ci", f"{analysis.level:.0%} CI"),
+        ("ranksum", "rank-sum p"),
+        ("cliffs", "Cliff's delta"),
+        ("liao", "Liao et al."),
+        ("verdict", "verdict"),
+    ]
+    explain = (
+        "Bootstrap CI of the relative change of the median, candidate / baseline - 1 "
+        "(perfstats.relative_change); 'slower' or 'faster' when the CI excludes 0 "
+        "(ElastiBench). Liao et al.'s rank-sum test and Cliff's delta are shown beside it."
+    )
+    parts = [paragraph_html(explain), table_html(verdict_rows(analysis), columns,
+                                                          name="verdicts")]  # fmt: skip
+    changes = analysis.changes()
+    if changes:
+        fig = plots.change_table(changes)
+        caption = "Each judged benchmark's change with its CI, coloured by verdict."
+        parts.append(figure_html(fig, name="change-table", caption=caption))
+    return [
+        section_html("metadata", "Suite run", definitions_html(suite_items(record, measurements,
+                                                                       metadata, analysis))),
+        section_html("verdicts", "Verdicts", *parts),
+        failures_section(measurements),
+    ]  # fmt: skip
+
+
+__all__ = ["ab_sections", "analyse_record", "is_ab_header", "suite_items", "verdict_rows"]

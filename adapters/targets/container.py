@@ -1,0 +1,222 @@
+"""A container as a target: a fresh container per run (cold) or exec into one (warm)."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..records.measurement import Measurement, utc_now
+from .arguments import check_argv, check_choice, check_env, check_timeout, show_argv
+from .base import Target
+from .command import outcome_measurement
+from .processes import ProcessRunner
+from .values import ValueReader
+
+ENGINES = ("podman", "docker")
+MODES = ("cold", "warm")
+LABEL = "perfstats.session"
+# Seconds allowed for housekeeping calls (inspect, start, remove) to the engine.
+_ENGINE_TIMEOUT = 120.0
+
+
+class Container(Target):
+    """Run ``argv`` in a container of ``image`` through the podman or docker CLI.
+
+    ``mode="cold"`` starts a fresh container per invocation (``run --rm``),
+    so the measurement includes creating and starting it; ``mode="warm"``
+    starts one long-lived container at the first invocation and ``exec``\\ s
+    into it. Every container this target creates carries a label with a
+    session id, and :meth:`close` removes them all, also after an error,
+    a timeout or an interrupt.
+
+    Parameters
+    ----------
+    image : str
+        A local image; it must exist already (pull it before measuring, so
+        that no measurement includes a download).
+    argv : list of str
+        Command run inside the container.
+    engine : {"podman", "docker"}, default "podman"
+        The CLI to call.
+    mode : {"cold", "warm"}, default "cold"
+    timeout : float, optional
+        Seconds per invocation.
+    env : dict, optional
+        Environment variables set inside the container.
+    network : str, optional
+        ``--network`` value (e.g. ``"none"``); default: the engine's default.
+    engine_args : list of str, optional
+        Global engine options placed before the sub-command (e.g.
+        ``["--runtime", "/usr/sbin/runc"]``).
+    run_args : list of str, optional
+        Extra options for ``run`` (e.g. ``["--memory", "256m"]``).
+    keepalive : list of str, default ``["sleep", "2147483647"]``
+        The warm container's main process.
+    regex, json_field, unit : optional
+        Read the value from the output instead of timing the call.
+    label : str, optional
+        Label for the record.
+
+    Examples
+    --------
+    >>> from perfstats.adapters import Container
+    >>> with Container("localhost/bb:latest", ["/bin/true"], mode="warm") as c:  # doctest: +SKIP
+    ...     c.invoke().cold
+    False
+    """
+
+    kind = "container"
+
+    def __init__(
+        self,
+        image: str,
+        argv: Sequence[str],
+        *,
+        engine: str = "podman",
+        mode: str = "cold",
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        network: str | None = None,
+        engine_args: Sequence[str] = (),
+        run_args: Sequence[str] = (),
+        keepalive: Sequence[str] = ("sleep", "2147483647"),
+        regex: str | None = None,
+        json_field: str | None = None,
+        unit: str | None = None,
+        label: str | None = None,
+    ) -> None:
+        if not isinstance(image, str) or not image:
+            raise ValueError(f"image must be a non-empty string; got {image!r}")
+        self.image = image
+        self.argv = check_argv(argv)
+        self.engine = check_choice(engine, "engine", ENGINES)
+        self.mode = check_choice(mode, "mode", MODES)
+        self.timeout = check_timeout(timeout)
+        self.env = check_env(env) or {}
+        if network is not None and not isinstance(network, str):
+            raise ValueError(f"network must be a string; got {network!r}")
+        self.network = network
+        self.engine_args = list(engine_args) and check_argv(engine_args, "engine_args")
+        self.run_args = list(run_args) and check_argv(run_args, "run_args")
+        self.keepalive = check_argv(keepalive, "keepalive")
+        self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
+        self.name = label or f"{self.engine} {self.mode} {image} {show_argv(self.argv)}"
+        self.session = uuid.uuid4().hex[:12]
+        self._runner = ProcessRunner()
+        self._counter = itertools.count(1)
+        self._warm_id: str | None = None
+        self._warm_lock = threading.Lock()
+        self._closed = False
+        self.executable = shutil.which(self.engine)
+        if self.executable is None:
+            raise ValueError(f"container engine {self.engine!r} not found on PATH")
+        self._check_image()
+
+    def _engine(self, *args: str) -> list[str]:
+        return [self.engine, *self.engine_args, *args]
+
+    def _check_image(self) -> None:
+        out = self._runner.run(
+            self._engine("image", "inspect", "--format", "{{.Id}}", self.image),
+            timeout=_ENGINE_TIMEOUT,
+        )
+        if out.failure() is not None:
+            detail = out.failure()
+            raise ValueError(
+                f"image {self.image!r} is not available to {self.engine} ({detail}); "
+                "pull or import it first so no measurement includes a download"
+            )
+
+    def _create_args(self, container_name: str) -> list[str]:
+        args = ["--name", container_name, "--label", f"{LABEL}={self.session}"]
+        if self.network is not None:
+            args += ["--network", self.network]
+        for key, value in self.env.items():
+            args += ["--env", f"{key}={value}"]
+        return args + self.run_args
+
+    def invoke(self) -> Measurement:
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        return self._invoke_cold() if self.mode == "cold" else self._invoke_warm()
+
+    def _invoke_cold(self) -> Measurement:
+        container_name = f"perfstats-{self.session}-{next(self._counter)}"
+        argv = self._engine("run", "--rm", *self._create_args(container_name), self.image)
+        out = self._runner.run([*argv, *self.argv], timeout=self.timeout)
+        if out.timed_out:
+            # Killing the client does not stop the container it created.
+            self._remove([container_name])
+        return outcome_measurement(out, self.reader, cold=True, extra={"container": container_name})
+
+    def _invoke_warm(self) -> Measurement:
+        started_at = utc_now()
+        try:
+            container_id = self._warm_container()
+        except RuntimeError as exc:
+            return Measurement.failure(
+                str(exc), unit=self.reader.unit, cold=False, started_at=started_at
+            )
+        env_args: list[str] = []
+        for key, value in self.env.items():
+            env_args += ["--env", f"{key}={value}"]
+        argv = self._engine("exec", *env_args, container_id, *self.argv)
+        out = self._runner.run(argv, timeout=self.timeout)
+        return outcome_measurement(out, self.reader, cold=False, extra={"container": container_id})
+
+    def _warm_container(self) -> str:
+        with self._warm_lock:
+            if self._warm_id is None:
+                container_name = f"perfstats-{self.session}-warm"
+                argv = self._engine(
+                    "run", "-d", *self._create_args(container_name), self.image, *self.keepalive
+                )
+                out = self._runner.run(argv, timeout=_ENGINE_TIMEOUT)
+                if out.failure() is not None:
+                    self._remove([container_name])
+                    raise RuntimeError(f"cannot start the warm container: {out.failure()}")
+                self._warm_id = out.stdout.strip().splitlines()[-1]
+            return self._warm_id
+
+    def containers(self) -> list[str]:
+        """Ids of the containers of this target that still exist."""
+        out = self._runner.run(
+            self._engine("ps", "-a", "-q", "--filter", f"label={LABEL}={self.session}"),
+            timeout=_ENGINE_TIMEOUT,
+        )
+        return out.stdout.split() if out.returncode == 0 else []
+
+    def _remove(self, refs: Sequence[str]) -> None:
+        if not refs:
+            return
+        # busybox-like PID 1s ignore SIGTERM: do not wait for a graceful stop.
+        force = ["rm", "-f", "-t", "0"] if self.engine == "podman" else ["rm", "-f"]
+        self._runner.run(self._engine(*force, *refs), timeout=_ENGINE_TIMEOUT)
+
+    def close(self) -> None:
+        """Stop running invocations and remove every container of this target."""
+        if self._closed:
+            return
+        self._closed = True
+        self._runner.kill_all()
+        self._remove(self.containers())
+        self._warm_id = None
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "image": self.image,
+            "argv": self.argv,
+            "engine": self.engine,
+            "mode": self.mode,
+            "timeout": self.timeout,
+            "env": self.env,
+            "network": self.network,
+            "engine_args": self.engine_args,
+            "run_args": self.run_args,
+            "keepalive": self.keepalive,
+            **self.reader.config(),
+        }

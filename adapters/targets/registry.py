@@ -1,0 +1,90 @@
+"""Build a target from its kind name, a command line and ``key=value`` options."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .awslambda import LambdaFunction
+from .base import Target
+from .command import Command
+from .container import Container
+from .http import HttpFunction
+from .ssh import SSH
+
+TARGETS: dict[str, type[Target]] = {
+    "command": Command,
+    "container": Container,
+    "ssh": SSH,
+    "http": HttpFunction,
+    "lambda": LambdaFunction,
+}
+
+# For each kind, the constructor argument that a lone positional word may
+# supply (``perfstats run --target http -- http://...``), if argv is not used.
+_POSITIONAL = {"http": "url", "lambda": "name"}
+
+
+def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -> Target:
+    """Build the target registered as ``kind``.
+
+    ``argv`` is the command for command, container and ssh targets, and
+    the URL (http) or function name (lambda) for the others, which may also
+    come as the option ``url=`` or ``name=``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.registry import target_by_name
+    >>> target_by_name("command", ["true"], {"timeout": 5}).timeout
+    5.0
+    >>> target_by_name("rocket", [], {})
+    Traceback (most recent call last):
+    ...
+    ValueError: target must be one of command, container, http, lambda, ssh; got 'rocket'
+    """
+    key = kind.lower() if isinstance(kind, str) else kind
+    if key not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(sorted(TARGETS))}; got {kind!r}")
+    cls = TARGETS[key]
+    opts = dict(options)
+    params = inspect.signature(cls.__init__).parameters
+    allowed = [p for p in params if p not in ("self", "client")]
+    unknown = [k for k in opts if k not in allowed or k == "argv"]
+    if unknown:
+        raise ValueError(
+            f"unknown option {unknown[0]!r} for target {key}; options: "
+            + ", ".join(p for p in allowed if p != "argv")
+        )
+    args: list[Any] = []
+    if key in _POSITIONAL:
+        field = _POSITIONAL[key]
+        if argv:
+            if field in opts or len(argv) != 1:
+                raise ValueError(
+                    f"target {key} takes one {field} (after --) or the option {field}=; "
+                    f"got {list(argv)!r}"
+                )
+            opts[field] = argv[0]
+        if field not in opts:
+            raise ValueError(f"target {key} needs a {field} (after --, or {field}=...)")
+        args.append(opts.pop(field))
+    else:
+        if not argv:
+            raise ValueError(f"target {key} needs a command after --")
+        required = [
+            p.name
+            for p in params.values()
+            if p.name not in ("self", "argv")
+            and p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            and p.default is inspect.Parameter.empty
+        ]
+        for name in required:
+            if name not in opts:
+                raise ValueError(f"target {key} needs the option {name}=...")
+            args.append(opts.pop(name))
+        args.append(list(argv))
+    try:
+        return cls(*args, **opts)
+    except TypeError as exc:
+        raise ValueError(f"bad option for target {key}: {exc}") from None
