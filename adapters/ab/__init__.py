@@ -20,6 +20,9 @@ benchmark:
   rank-sum test and Cliff's delta of Liao et al. (004_*);
   :func:`suite_agreement` scores two runs with ElastiBench's agreement and
   coverage;
+* :func:`analyse_record` judges a record again and :func:`verdict_rows`
+  is the one verdict table (:mod:`~perfstats.adapters.ab.verdicts`) that
+  ``perfstats ab`` and the HTML report show;
 * :func:`load_suite` reads a suite from TOML or YAML; ``perfstats ab`` is
   the command line.
 
@@ -40,15 +43,18 @@ from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
 from .config import load_config, load_suite, suite_from_config
 from .per_version import TargetPerVersion
-from .record import read_ab_metadata, read_ab_record
+from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
 from .reporting_http import ReportingHttp
 from .runner import SuiteRun, run_suite
 from .schedule import Call, Execution, duet_plan, plan_suite, rmit_plan
 from .suite import Suite
 from .suite_target import SuiteTarget
+from .verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 
 __all__ = [
+    "AB",
+    "VERDICT_COLUMNS",
     "Benchmark",
     "BenchmarkVerdict",
     "Call",
@@ -61,6 +67,7 @@ __all__ = [
     "SuiteTarget",
     "TargetPerVersion",
     "analyse",
+    "analyse_record",
     "duet_plan",
     "load_config",
     "load_suite",
@@ -68,7 +75,9 @@ __all__ = [
     "read_ab_metadata",
     "read_ab_record",
     "rmit_plan",
+    "rows_of",
     "run_suite",
     "suite_agreement",
     "suite_from_config",
+    "verdict_rows",
 ]

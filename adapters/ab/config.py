@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..targets.registry import options_of
 from .benchmark import Benchmark
 from .per_version import TargetPerVersion
 from .reporting_command import ReportingCommand
@@ -56,10 +57,11 @@ SETTINGS = (
 )
 TOP_KEYS = (*SETTINGS, "seed", "target", "benchmarks")
 BENCHMARK_KEYS = ("name", "params", "baseline", "candidate")
-TARGET_KEYS = {
-    "command": ("argv", "timeout", "env", "cwd", "unit", "label", "cpus"),
-    "http": ("url", "timeout", "headers", "keep_alive", "unit", "label"),
-    "targets": ("label",),
+# The suite-target kinds; their keys are their constructors' (options_of).
+SUITE_TARGETS: dict[str, type[SuiteTarget]] = {
+    "command": ReportingCommand,
+    "http": ReportingHttp,
+    "targets": TargetPerVersion,
 }
 PYTHON = "{python}"
 
@@ -161,11 +163,13 @@ def _benchmarks(items: Any) -> list[Benchmark]:
 
 def _target(table: dict[str, Any], benchmarks: list[Benchmark], base: Path) -> SuiteTarget:
     kind = table.pop("kind", "command")
-    if kind not in TARGET_KEYS:
+    if kind not in SUITE_TARGETS:
         raise ValueError(
-            f"config: target kind must be one of {', '.join(TARGET_KEYS)}; got {kind!r}"
+            f"config: target kind must be one of {', '.join(SUITE_TARGETS)}; got {kind!r}"
         )
-    _unknown(table, TARGET_KEYS[kind], f"config: target ({kind})")
+    # Each version's targets come from the benchmarks' tables, not from here.
+    allowed = ("label",) if kind == "targets" else options_of(SUITE_TARGETS[kind])
+    _unknown(table, allowed, f"config: target ({kind})")
     if kind == "command":
         if "argv" not in table:
             raise ValueError("config: a command target needs argv")

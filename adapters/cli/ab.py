@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..ab.analysis import SuiteAnalysis, analyse, analysis_settings, suite_agreement
+from ..ab.analysis import SuiteAnalysis, suite_agreement
 from ..ab.config import load_suite
-from ..ab.record import read_ab_metadata, read_ab_record
+from ..ab.record import read_ab_metadata
 from ..ab.runner import run_suite
 from ..ab.schedule import SCHEDULES
+from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from ..records.plain import plain
 from ..report.formatting import percent, table
 from .output import out
@@ -132,28 +132,14 @@ def _run(args: argparse.Namespace) -> tuple[dict[str, Any], SuiteAnalysis]:
 def _from_record(
     path: str, level: float | None, seed: int | None
 ) -> tuple[dict[str, Any], SuiteAnalysis]:
-    measurements = read_ab_record(path)
-    meta = read_ab_metadata(path)
-    suite = meta.get("suite")
-    if not isinstance(suite, dict):
+    if not isinstance(read_ab_metadata(path).get("suite"), dict):
         raise ValueError(
             f"{path}: no suite metadata beside the record ({Path(path).stem}.meta.json)"
         )
-    names = [
-        str(b["name"]) for b in suite.get("benchmarks", []) if isinstance(b, dict) and "name" in b
-    ]
-    settings = analysis_settings(suite)
-    if level is not None:
-        settings["level"] = level
-    analysis = analyse(
-        measurements,
-        **settings,
-        benchmarks=names or None,
-        rng=meta.get("seed") if seed is None else seed,
-    )
+    _, meta, analysis = analyse_record(path, level=level, rng=seed)
     info = {
         "config": None,
-        "suite": suite,
+        "suite": meta["suite"],
         "seed": meta.get("seed"),
         "record": path,
         "elapsed_s": meta.get("elapsed_s"),
@@ -182,26 +168,8 @@ def _show(info: dict[str, Any], analysis: SuiteAnalysis) -> None:
         f"{c.get('error', '?')} error, {c.get('timeout', '?')} timeout){took}"
     )
     out()
-    level = f"{100 * analysis.level:g}% CI"
-    rows = []
-    for v in analysis.verdicts:
-        d = v.to_dict()
-        judged = v.change is not None
-        rows.append(
-            {
-                "benchmark": v.benchmark,
-                "verdict": v.verdict,
-                "results": f"{v.n_baseline}/{v.n_candidate}"
-                if not (analysis.paired or analysis.by_trial)
-                else str(v.n_baseline),
-                "change": _signed(d["estimate"]) if judged else "",
-                level: f"[{_signed(d['low'])}, {_signed(d['high'])}]" if judged else "",
-                "rank-sum p": f"{d['ranksum_p']:.3g}" if judged else "",
-                "Cliff's delta": f"{d['cliffs_delta']:+.3f} {d['magnitude']}" if judged else "",
-                "Liao": ("changed" if v.liao_changed else "no change") if judged else "",
-                "failed": v.failed,
-            }
-        )
+    headers = dict(VERDICT_COLUMNS, ci=f"{100 * analysis.level:g}% CI")
+    rows = [{headers[k]: row[k] for k in headers} for row in verdict_rows(analysis)]
     out(table(rows))
     n = analysis.counts()
     out()
@@ -210,8 +178,3 @@ def _show(info: dict[str, Any], analysis: SuiteAnalysis) -> None:
         f"{n['no change']} no change, {n['too few results']} with too few results "
         f"(< {analysis.min_results})"
     )
-
-
-def _signed(x: float) -> str:
-    return f"{100 * x:+.2f}%" if math.isfinite(x) else str(x)
-

@@ -23,8 +23,9 @@ import pandas as pd
 
 from perfstats import plots
 
-from ..ab.analysis import SuiteAnalysis, analyse, analysis_settings
-from ..ab.record import COLUMNS, read_ab_metadata, read_ab_record
+from ..ab.analysis import SuiteAnalysis
+from ..ab.record import COLUMNS
+from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from .images import figure_html
 from .run_sections import failures_section
 from .tables import definitions_html, paragraph_html, section_html, table_html
@@ -41,60 +42,6 @@ def is_ab_header(columns: Sequence[str]) -> bool:
     (True, False)
     """
     return tuple(columns) == COLUMNS
-
-
-def analyse_record(
-    path: str | os.PathLike[str],
-) -> tuple[pd.DataFrame, dict[str, Any], SuiteAnalysis]:
-    """Read an A-B record and judge it with the settings of its suite.
-
-    Without suite metadata the record is judged unpaired with the defaults
-    of :func:`~perfstats.adapters.ab.analysis.analyse` (the page says so).
-
-    Returns
-    -------
-    tuple
-        The measurements, the metadata and the analysis.
-    """
-    measurements = read_ab_record(path)
-    metadata = read_ab_metadata(path)
-    suite = metadata.get("suite")
-    settings: Mapping[str, Any] = suite if isinstance(suite, Mapping) else {}
-    names = [
-        str(b["name"])
-        for b in settings.get("benchmarks", [])
-        if isinstance(b, Mapping) and "name" in b
-    ]
-    analysis = analyse(
-        measurements,
-        **analysis_settings(settings),
-        benchmarks=names or None,
-        rng=metadata.get("seed"),
-    )
-    return measurements, metadata, analysis
-
-
-def verdict_rows(analysis: SuiteAnalysis) -> list[dict[str, Any]]:
-    """One display row per benchmark: counts, change and CI, Liao's evidence, verdict."""
-    rows = []
-    for v in analysis.verdicts:
-        c, r, d = v.change, v.ranksum, v.cliffs
-        liao = v.liao_changed
-        rows.append(
-            {
-                "benchmark": v.benchmark,
-                "results": f"{v.n_baseline} / {v.n_candidate}",
-                "failed": v.failed,
-                "change": f"{c.estimate:+.2%}" if c else "",
-                "ci": f"[{c.low:+.2%}, {c.high:+.2%}]" if c else "",
-                "ranksum": f"{r.pvalue:.3g}" if r else "",
-                "cliffs": f"{d.delta:+.3f} ({d.magnitude})" if d else "",
-                "liao": "" if liao is None else ("changed" if liao else "no change"),
-                "verdict": v.verdict,
-                "_class": v.verdict if v.verdict in ("slower", "faster") else "",
-            }
-        )
-    return rows
 
 
 def suite_items(
@@ -134,17 +81,10 @@ def suite_items(
 def ab_sections(record: Path) -> list[str]:
     """The page sections of an A-B record: the suite run, the verdicts, the failures."""
     measurements, metadata, analysis = analyse_record(record)
-    columns = [
-        ("benchmark", "benchmark"),
-        ("results", "results baseline / candidate"),
-        ("failed", "failed"),
-        ("change", "median change"),
-        ("ci", f"{analysis.level:.0%} CI"),
-        ("ranksum", "rank-sum p"),
-        ("cliffs", "Cliff's delta"),
-        ("liao", "Liao et al."),
-        ("verdict", "verdict"),
-    ]
+    headers = dict(VERDICT_COLUMNS, ci=f"{analysis.level:.0%} CI")
+    if not (analysis.paired or analysis.by_trial):
+        headers["results"] = "results baseline / candidate"
+    columns = list(headers.items())
     explain = (
         "Bootstrap CI of the relative change of the median, candidate / baseline - 1 "
         "(perfstats.relative_change); 'slower' or 'faster' when the CI excludes 0 "
@@ -165,4 +105,4 @@ def ab_sections(record: Path) -> list[str]:
     ]  # fmt: skip
 
 
-__all__ = ["ab_sections", "analyse_record", "is_ab_header", "suite_items", "verdict_rows"]
+__all__ = ["ab_sections", "is_ab_header", "suite_items"]

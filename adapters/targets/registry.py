@@ -1,4 +1,11 @@
-"""Build a target from its kind name, a command line and ``key=value`` options."""
+"""The one registry of target kinds: a target built from its kind, a command line and options.
+
+A kind's options are its class's constructor parameters (:func:`options_of`),
+so the list the command line and config files accept is never kept by hand.
+A-B suites build each version's target here too
+(:meth:`perfstats.adapters.ab.TargetPerVersion.from_specs`), and check
+their own suite targets' options with :func:`options_of`.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +33,19 @@ TARGETS: dict[str, type[Target]] = {
 _POSITIONAL = {"http": "url", "lambda": "name"}
 
 
+def options_of(cls: type) -> tuple[str, ...]:
+    """The options a target class takes: its constructor's parameters (an HTTP client excepted).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets import SSH
+    >>> options_of(SSH)[:3]
+    ('host', 'argv', 'port')
+    """
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    return tuple(p for p in params if p not in ("self", "client"))
+
+
 def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -> Target:
     """Build the target registered as ``kind``.
 
@@ -49,7 +69,7 @@ def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -
     cls = TARGETS[key]
     opts = dict(options)
     params = inspect.signature(cls.__init__).parameters
-    allowed = [p for p in params if p not in ("self", "client")]
+    allowed = options_of(cls)
     unknown = [k for k in opts if k not in allowed or k == "argv"]
     if unknown:
         raise ValueError(
