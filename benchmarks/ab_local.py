@@ -1,7 +1,7 @@
 """A-B performance-change testing on real local targets: A/A and A/B with known slowdowns.
 
 Five deterministic Python workloads of different lengths
-(``tests/ab_support/workloads.py``) form a suite. In the A/A suite the
+(``tests/support/workloads.py``) form a suite. In the A/A suite the
 candidate is the baseline; in the A/B suites the candidate runs the very
 same kernel 1.1x or 1.5x as many times as the baseline (11 or 15 units for
 10, ...), so the injected slowdown is known exactly, and each execution is
@@ -51,7 +51,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from ab_support.server import suite_function  # noqa: E402
 from perfstats.adapters.ab import (  # noqa: E402
     Benchmark,
     ReportingCommand,
@@ -64,8 +63,9 @@ from perfstats.adapters.ab import (  # noqa: E402
     suite_agreement,
 )
 from perfstats.adapters.records.plain import plain  # noqa: E402
+from support.ab_server import suite_function  # noqa: E402
 
-WORKLOADS = REPO / "tests" / "ab_support" / "workloads.py"
+WORKLOADS = REPO / "tests" / "support" / "workloads.py"
 # name, kernel, size (work per unit), baseline units: about 2 to 40 ms each.
 WORKLOAD_SET = (
     ("lcg-short", "lcg", 1000, 10),

@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the real traces live."""
+"""Shared test fixtures: where the real traces live; real services are in ``tests/support``."""
 
 from __future__ import annotations
 
@@ -52,4 +52,4 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
 
 # Support files are run by the tests (as function sources, workload scripts),
 # not test modules: keep doctest collection from importing them.
-collect_ignore_glob = ["ab_support/*", "adapters_support/*"]
+collect_ignore_glob = ["support/*"]

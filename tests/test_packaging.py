@@ -1,4 +1,4 @@
-"""The folder adapters/ installs as perfstats.adapters: from a wheel and editable.
+"""adapters/ installs as perfstats.adapters, every subpackage with it: from a wheel and editable.
 
 Each check builds a fresh virtual environment without perfstats, installs
 perfstats into it (its dependencies are borrowed from the running
@@ -26,6 +26,31 @@ _PROBE = (
 )
 
 
+def _packages() -> list[str]:
+    """Every package in the repository: each folder of perfstats/ and adapters/ with an __init__."""
+    names = []
+    roots = ((REPO / "perfstats", "perfstats"), (REPO / "adapters", "perfstats.adapters"))
+    for root, prefix in roots:
+        for init in sorted(root.rglob("__init__.py")):
+            parts = init.parent.relative_to(root).parts
+            if "__pycache__" not in parts:
+                names.append(".".join((prefix, *parts)))
+    return names
+
+
+def _import_each(python: Path, cwd: Path, names: list[str]) -> dict[str, str]:
+    """Import each package in ``python`` from ``cwd``; the file each came from."""
+    code = (
+        "import importlib, sys\n"
+        "for name in sys.argv[1:]:\n"
+        "    print(name, importlib.import_module(name).__file__)\n"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code, *names], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+
 def _fresh_env(root: Path) -> Path:
     venv.EnvBuilder(with_pip=True, clear=True).create(root)
     python = root / "bin" / "python"
@@ -35,8 +60,11 @@ def _fresh_env(root: Path) -> Path:
         text=True,
         check=True,
     ).stdout.strip()
-    deps = sysconfig.get_paths()["purelib"]
-    (Path(purelib) / "borrowed_dependencies.pth").write_text(deps + "\n")
+    # Every site-packages folder the running interpreter sees: a worktree's
+    # environment may itself borrow its packages from another one.
+    own = sysconfig.get_paths()["purelib"]
+    deps = [own, *(p for p in sys.path if p.endswith("site-packages") and p != own)]
+    (Path(purelib) / "borrowed_dependencies.pth").write_text("\n".join(deps) + "\n")
     return python
 
 
@@ -80,6 +108,19 @@ def test_wheel_installs_perfstats_adapters(tmp_path: Path) -> None:
     assert core.startswith(env) and adapters.startswith(env)
     assert adapters.endswith("perfstats/adapters/__init__.py")
     assert (Path(core).parent / "py.typed").is_file()
+    # Every subpackage is in the wheel and imports from the installed copy.
+    names = _packages()
+    assert {"perfstats.adapters.targets", "perfstats.adapters.cli"} <= set(names)
+    files = _import_each(python, tmp_path, names)
+    assert sorted(files) == sorted(names)
+    outside = {name: f for name, f in files.items() if not f.startswith(env)}
+    assert not outside, f"imported from outside the wheel install: {outside}"
+    # The console script's module path, as pyproject names it.
+    done = subprocess.run(
+        [str(python), "-m", "perfstats.adapters.cli", "--help"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert "replay" in done.stdout and "report" in done.stdout
 
 
 @pytest.mark.slow

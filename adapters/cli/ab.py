@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ab.analysis import SuiteAnalysis, suite_agreement
 from ..ab.config import load_suite
-from ..ab.record import read_ab_metadata
+from ..ab.record import read_ab_metadata, read_ab_record
 from ..ab.runner import run_suite
 from ..ab.schedule import SCHEDULES
 from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
@@ -133,6 +133,7 @@ def _from_record(
     path: str, level: float | None, seed: int | None
 ) -> tuple[dict[str, Any], SuiteAnalysis]:
     if not isinstance(read_ab_metadata(path).get("suite"), dict):
+        read_ab_record(path)  # a missing or broken record says so first
         raise ValueError(
             f"{path}: no suite metadata beside the record ({Path(path).stem}.meta.json)"
         )

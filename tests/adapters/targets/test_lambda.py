@@ -15,10 +15,10 @@ from typing import Any
 
 import boto3
 import pytest
-from adapters_support.services import MotoServer, aws_env, moto_server
 from perfstats.adapters import LambdaFunction, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
+from support.services import MotoServer, aws_env, moto_server
 
 from perfstats.rules import Fixed
 

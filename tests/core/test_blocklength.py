@@ -24,7 +24,7 @@ CIRCULAR_OVER_STATIONARY = 1.5 ** (1.0 / 3.0)  # (D_SB / D_CB) ** (1/3)
 
 
 def data_dir() -> Path:
-    default = Path(__file__).resolve().parents[2] / "shared" / "data"
+    default = Path(__file__).resolve().parents[3] / "shared" / "data"
     path = Path(os.environ.get("PERFSTATS_DATA", str(default)))
     if not path.is_dir():
         pytest.fail(f"real data not found at {path}; set PERFSTATS_DATA to the shared data folder")

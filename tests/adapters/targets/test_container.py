@@ -11,9 +11,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from adapters_support.services import PodmanImage, busybox_image
 from perfstats.adapters import Container, read_record, run
 from perfstats.adapters.targets.container import LABEL
+from support.services import PodmanImage, busybox_image
 
 from perfstats.rules import Fixed
 

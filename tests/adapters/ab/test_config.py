@@ -15,7 +15,7 @@ from perfstats.adapters.ab import (
     suite_from_config,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = REPO / "examples" / "ab_suite.toml"
 
 YAML = """\

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from adapters_support.services import require
 from perfstats.adapters import read_record
 from perfstats.adapters.cli import main
+from support.services import require
 
 PY = sys.executable
 

@@ -199,7 +199,7 @@ def busybox_image(tmp: Path) -> Iterator[PodmanImage]:
 
 
 class FunctionServer:
-    """The Functions Framework serving tests/adapters_support/function_main.py."""
+    """The Functions Framework serving tests/support/function_main.py."""
 
     def __init__(self, tmp: Path, target: str = "work") -> None:
         self.tmp = tmp

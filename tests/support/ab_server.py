@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from adapters_support.services import LOOPBACK, free_port, require, stop, wait_for_port
+from support.services import LOOPBACK, free_port, require, stop, wait_for_port
 
 HERE = Path(__file__).resolve().parent
 FUNCTION = HERE / "ab_function.py"

@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from ab_support.server import suite_function
-from ab_support.suites import benchmark
-from adapters_support.services import free_port
 from perfstats.adapters.ab import ReportingHttp, Suite, run_suite
+from support.ab_server import suite_function
+from support.services import free_port
+from support.suites import benchmark
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import subprocess
 from collections.abc import Iterator
 
 import pytest
-from adapters_support.services import SshServer, sshd
 from perfstats.adapters import SSH, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
+from support.services import SshServer, sshd
 
 from perfstats.rules import Fixed
 

@@ -21,7 +21,7 @@ from perfstats.replay import replay
 from perfstats.rules import PT4Cloud, SuperFlow
 from perfstats.scoring import score_distribution
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def load(name: str) -> ModuleType:

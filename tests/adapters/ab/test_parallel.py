@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ab_support.server import suite_function
-from ab_support.suites import benchmark, workload_command
 from perfstats.adapters.ab import ReportingHttp, Suite, read_ab_record, run_suite
+from support.ab_server import suite_function
+from support.suites import benchmark, workload_command
 
 # Sixteen duet calls of two 60 ms executions each: about 2 s one after the
 # other, a fraction of that with 16 in flight.

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from adapters_support.services import HERE
 from perfstats.adapters import Command, TargetFailed, read_record, run
 from perfstats.adapters.records.record import metadata_path
 from perfstats.adapters.targets.builtin import builtin_target
+from support.services import HERE
 
 from perfstats.rules import Fixed
 

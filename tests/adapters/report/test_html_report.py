@@ -31,6 +31,7 @@ from perfstats.adapters.records.record import read_metadata
 from perfstats.adapters.report.formatting import quantity
 from perfstats.adapters.report.html import write_html_report
 from PIL import Image
+from support.suites import WORKLOADS
 
 import perfstats
 from perfstats.rules import SuperFlow
@@ -44,7 +45,7 @@ WORKLOAD = (
     "    s += i * i\n"
     "print('elapsed_ns=%d' % (time.perf_counter_ns() - t))\n"
 )
-AB_WORKLOADS = Path(__file__).resolve().parent / "ab_support" / "workloads.py"
+AB_WORKLOADS = WORKLOADS
 AB_SUITE = f"""\
 schedule = "duet"
 calls = 6

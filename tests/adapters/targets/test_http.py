@@ -7,9 +7,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from adapters_support.services import FunctionServer, free_port, function_server
 from perfstats.adapters import HttpFunction, read_record, run
 from perfstats.adapters.cli import main
+from support.services import FunctionServer, free_port, function_server
 
 from perfstats.rules import Fixed
 

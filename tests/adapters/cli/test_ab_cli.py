@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ab_support.suites import WORKLOADS
 from perfstats.adapters.cli import main
+from support.suites import WORKLOADS
 
 CONFIG = f"""\
 schedule = "duet"
@@ -119,7 +119,7 @@ def test_errors_are_one_line(capsys, config, argv, message) -> None:
 def test_the_console_script_runs_the_example(tmp_path) -> None:
     import subprocess
 
-    example = Path(__file__).resolve().parents[1] / "examples" / "ab_suite.toml"
+    example = Path(__file__).resolve().parents[3] / "examples" / "ab_suite.toml"
     done = subprocess.run(
         [sys.executable, "-m", "perfstats.adapters.cli", "ab", str(example), "--calls", "4",
          "--repeats", "3", "--json"],

@@ -7,7 +7,6 @@ import sys
 
 import numpy as np
 import pytest
-from ab_support.suites import benchmark, workload_command
 from perfstats.adapters import Command
 from perfstats.adapters.ab import (
     Suite,
@@ -16,6 +15,7 @@ from perfstats.adapters.ab import (
     read_ab_record,
     run_suite,
 )
+from support.suites import benchmark, workload_command
 
 
 def _pids(run) -> dict[int, set[int]]:

@@ -1,1 +1,0 @@
-"""Workloads, a Functions Framework function and a server helper for the A-B suite tests."""
