@@ -20,7 +20,6 @@ The writer and readers are the run record's
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from ..records.measurement import Measurement
-from ..records.record import RecordFormat, read_frame, read_metadata
+from ..records.record import RecordFormat, measurement_cells, read_frame, read_metadata
 from .schedule import Call
 
 COLUMNS = (
@@ -85,12 +84,7 @@ def rows_of(call: Call, measurements: Sequence[Measurement]) -> list[dict[str, A
                 "version": execution.version,
                 "repeat": execution.repeat,
                 "order": order,
-                "value": m.value,
-                "unit": m.unit,
-                "started_at": m.started_at.isoformat(timespec="microseconds"),
-                "status": m.status,
-                "error": m.error,
-                "extra": json.dumps(dict(m.extra), sort_keys=True, default=str) if m.extra else "",
+                **measurement_cells(m),
             }
         )
     return rows

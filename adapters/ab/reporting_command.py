@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement
-from ..targets.arguments import (
-    check_argv,
-    check_cpus,
-    check_cwd,
-    check_env,
-    check_timeout,
-    find_executable,
-    show_argv,
-)
-from ..targets.processes import ProcessRunner
+from ..targets.arguments import show_argv
+from ..targets.program import LocalProgram
 from .benchmark import Benchmark
 from .protocol import encode_request, read_results
 from .schedule import Call
 from .suite_target import SuiteTarget, failed_call
 
 
-class ReportingCommand(SuiteTarget):
+class ReportingCommand(LocalProgram, SuiteTarget):
     """Run a program once per call; it runs the executions and reports their timings.
 
     The program reads the call's request (JSON, see
@@ -83,28 +74,14 @@ class ReportingCommand(SuiteTarget):
         label: str | None = None,
         cpus: Sequence[int] | None = None,
     ) -> None:
-        self.argv = check_argv(argv)
-        self.cpus = check_cpus(cpus)
-        self.timeout = check_timeout(timeout)
-        self.env = check_env(env)
-        self.cwd = check_cwd(cwd)
+        super().__init__(argv, timeout=timeout, env=env, cwd=cwd, cpus=cpus)
         if not isinstance(unit, str):
             raise ValueError(f"unit must be a string; got {unit!r}")
         self.unit = unit
-        self._full_env = None if self.env is None else {**os.environ, **self.env}
-        self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
         self.name = label or show_argv(self.argv)
-        self._runner = ProcessRunner()
 
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
-        out = self._runner.run(
-            self.argv,
-            timeout=self.timeout,
-            env=self._full_env,
-            cwd=self.cwd,
-            stdin=encode_request(call, benchmark),
-            cpus=self.cpus,
-        )
+        out = self.run_program(stdin=encode_request(call, benchmark))
         extra: dict[str, Any] = {"call_wall_ns": out.wall_ns, "returncode": out.returncode}
         problem = out.failure()
         if problem is not None:
@@ -120,16 +97,5 @@ class ReportingCommand(SuiteTarget):
             out.stdout, call, unit=self.unit, started_at=out.started_at, extra=extra
         )
 
-    def close(self) -> None:
-        self._runner.kill_all()
-
     def _config(self) -> dict[str, Any]:
-        return {
-            "argv": self.argv,
-            "executable": self.executable,
-            "timeout": self.timeout,
-            "env": self.env,
-            "cwd": self.cwd,
-            "unit": self.unit,
-            "cpus": None if self.cpus is None else list(self.cpus),
-        }
+        return {**self.program_config(), "unit": self.unit}

@@ -19,7 +19,7 @@ from ..records.machine import machine_info, software_info
 from ..records.measurement import OK, Measurement, utc_now
 from ..records.plain import plain
 from ..records.record import Record, frame
-from .analysis import SuiteAnalysis, analyse
+from .analysis import SuiteAnalysis, analyse, analysis_settings
 from .record import AB, rows_of
 from .schedule import Call
 from .suite import Suite
@@ -51,22 +51,12 @@ class SuiteRun:
 
     Examples
     --------
-    :func:`run_suite` returns one; its example shows a whole run. The plan
-    pairs every call with its executions, and the measurements hold one
-    row for each of them:
+    :func:`run_suite` returns one; its example shows a whole run. The
+    fields, in order:
 
-    >>> import sys
-    >>> from perfstats.adapters.ab.benchmark import Benchmark
-    >>> from perfstats.adapters.ab.reporting_command import ReportingCommand
-    >>> from perfstats.adapters.ab.runner import run_suite
-    >>> from perfstats.adapters.ab.suite import Suite
-    >>> echo = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
-    ...         "[{'version': v, 'repeat': k, 'value': 1.0} for v, k in r['executions']]}))")
-    >>> suite = Suite([Benchmark("a")], ReportingCommand([sys.executable, "-c", echo]),
-    ...               calls=3, repeats=1, concurrency=1)
-    >>> run = run_suite(suite, rng=0)
-    >>> len(run.plan), len(run.measurements), run.seed
-    (3, 6, 0)
+    >>> from dataclasses import fields
+    >>> [f.name for f in fields(SuiteRun)]
+    ['suite', 'measurements', 'plan', 'seed', 'elapsed', 'record', 'metadata']
     """
 
     suite: Suite
@@ -79,16 +69,12 @@ class SuiteRun:
 
     def analyse(self, rng: Any = None) -> SuiteAnalysis:
         """Judge every benchmark with the suite's settings (seeded with :attr:`seed`)."""
-        s = self.suite
+        # The settings as a record's metadata gives them, so a run and a
+        # later ``perfstats ab --from-record`` judge alike.
         return analyse(
             self.measurements,
-            paired=s.paired,
-            by_trial=s.by_trial,
-            level=s.level,
-            min_results=s.min_results,
-            n_resamples=s.n_resamples,
-            grouped=s.grouped,
-            benchmarks=[b.name for b in s.benchmarks],
+            **analysis_settings(self.suite.config()),
+            benchmarks=[b.name for b in self.suite.benchmarks],
             rng=self.seed if rng is None else rng,
         )
 

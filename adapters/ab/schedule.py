@@ -157,16 +157,10 @@ def rmit_plan(
 ) -> list[Call]:
     """Plan an RMIT suite: ``calls`` trials, each running every benchmark and version.
 
-    Parameters
-    ----------
-    benchmarks : sequence of str
-        Unique benchmark names.
-    calls : int
-        Trials, i.e. calls per benchmark and version.
-    repeats : int
-        Runs of the version per call.
-    rng : None, int or numpy.random.Generator
-        Seed of the random orders.
+    Each trial calls every (benchmark, version) once, in a random order of
+    its own; a call runs its version ``repeats`` times. The arguments are
+    those of :func:`duet_plan`, with ``calls`` counting trials (calls per
+    benchmark and version) and ``repeats`` the runs of the one version.
 
     Returns
     -------

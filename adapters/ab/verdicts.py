@@ -21,14 +21,14 @@ from .record import read_ab_metadata, read_ab_record
 # The columns of :func:`verdict_rows`, and their headers when shown.
 VERDICT_COLUMNS = (
     ("benchmark", "benchmark"),
-    ("verdict", "verdict"),
     ("results", "results"),
+    ("failed", "failed"),
     ("change", "median change"),
     ("ci", "CI"),
     ("ranksum", "rank-sum p"),
     ("cliffs", "Cliff's delta"),
     ("liao", "Liao et al."),
-    ("failed", "failed"),
+    ("verdict", "verdict"),
 )
 
 
@@ -92,16 +92,18 @@ def verdict_rows(analysis: SuiteAnalysis) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> import sys
-    >>> from perfstats.adapters.ab import Benchmark, ReportingCommand, Suite, run_suite
-    >>> bench = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
-    ...          "[{'version': v, 'repeat': k, 'value': 100.0 * (1.5 if v == 'candidate' "
-    ...          "else 1.0) + k} for v, k in r['executions']]}))")
-    >>> suite = Suite([Benchmark("k")], ReportingCommand([sys.executable, "-c", bench]),
-    ...               calls=5, repeats=3, concurrency=5)
-    >>> row = verdict_rows(run_suite(suite, rng=1).analyse())[0]
-    >>> row["benchmark"], row["verdict"], row["results"], row["change"]
-    ('k', 'slower', '15', '+49.02%')
+    Twelve duet calls in which the candidate always takes 1.5 ms, the
+    baseline 1 ms:
+
+    >>> from perfstats.adapters.ab import AB, analyse, duet_plan, rows_of
+    >>> from perfstats.adapters.records import Measurement, frame, utc_now
+    >>> def timed(version):
+    ...     return Measurement(1.5 if version == "candidate" else 1.0, "ms", None, utc_now())
+    >>> plan = duet_plan(["k"], calls=12, repeats=1, rng=0)
+    >>> rows = [r for c in plan for r in rows_of(c, [timed(e.version) for e in c.executions])]
+    >>> row = verdict_rows(analyse(frame(rows, AB), paired=True, rng=0))[0]
+    >>> row["verdict"], row["results"], row["ci"], row["cliffs"]
+    ('slower', '12', '[+50.00%, +50.00%]', '+1.000 (large)')
     """
     rows = []
     for v in analysis.verdicts:

@@ -6,13 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import pandas as pd
-
 from perfstats.decision import Decision
 
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
 from ..report.summary import counts, percentile_rows
+from ..report.units import record_unit
 from ..targets.base import Target
 from ..targets.builtin import builtin_target
 from ..targets.registry import TARGETS, target_by_name
@@ -146,7 +145,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
 def show_run(result: RunResult, *, as_json: bool) -> None:
     """Write what a run found: its trajectory, decision and intervals (or JSON)."""
     values = result.values
-    unit = unit_of(result.measurements)
+    unit = record_unit(result.measurements)
     intervals = percentile_rows(values)
     tally = counts(result.measurements)
     if as_json:
@@ -197,10 +196,3 @@ def trajectory(history: Sequence[Decision]) -> str:
     if not lines:
         return "(no judgement)"
     return "\n".join([f"{'n':>7}  {'':<4}  reason", *lines])
-
-
-def unit_of(measurements: pd.DataFrame) -> str:
-    """The unit of the successful runs, or "" when they differ."""
-    ok = measurements[measurements["status"] == "ok"]
-    units = sorted(set(ok["unit"]))
-    return units[0] if len(units) == 1 else ""

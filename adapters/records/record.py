@@ -117,9 +117,25 @@ def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> 
         "interval": interval,
         "phase": phase,
         "target": target,
+        "cold": m.cold,
+        **measurement_cells(m),
+    }
+
+
+def measurement_cells(m: Measurement) -> dict[str, Any]:
+    """The cells every kind of record writes for a measurement (plain Python values).
+
+    Examples
+    --------
+    >>> from perfstats.adapters import Measurement
+    >>> from perfstats.adapters.records.measurement import utc_now
+    >>> cells = measurement_cells(Measurement(2.5, "ms", None, utc_now(), extra={"rc": 0}))
+    >>> sorted(cells), cells["extra"]
+    (['error', 'extra', 'started_at', 'status', 'unit', 'value'], '{"rc": 0}')
+    """
+    return {
         "value": m.value,
         "unit": m.unit,
-        "cold": m.cold,
         "started_at": m.started_at.isoformat(timespec="microseconds"),
         "status": m.status,
         "error": m.error,

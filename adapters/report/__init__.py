@@ -14,7 +14,7 @@
 from .formatting import percent, quantity, table
 from .html import render_html_report, write_html_report
 from .summary import counts, describe, percentile_rows, top_errors
-from .units import display_unit
+from .units import display_unit, record_unit
 
 __all__ = [
     "counts",
@@ -23,6 +23,7 @@ __all__ = [
     "percent",
     "percentile_rows",
     "quantity",
+    "record_unit",
     "render_html_report",
     "table",
     "top_errors",

@@ -22,7 +22,7 @@ from .tables import (
     section_html,
     table_html,
 )
-from .units import display_unit
+from .units import display_unit, record_unit
 
 QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)
 LEVEL = 0.95
@@ -54,8 +54,7 @@ def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> lis
         HTML sections, in page order.
     """
     values = judged_values(measurements)
-    units = sorted(set(measurements.loc[measurements["status"] == "ok", "unit"]))
-    unit = units[0] if len(units) == 1 else ""
+    unit = record_unit(measurements)
     sessions = list(metadata.get("sessions", []))
     last: Mapping[str, Any] = sessions[-1] if sessions else {}
     return [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 # Seconds per unit, for the units a record's time values come in.
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -18,6 +19,7 @@ def display_unit(values: np.ndarray, unit: str) -> tuple[float, str]:
     Examples
     --------
     >>> import numpy as np
+import pandas as pd
     >>> from perfstats.adapters.report.units import display_unit
     >>> display_unit(np.array([1.8e6, 2.1e6]), "ns")
     (1000000.0, 'ms')
@@ -31,3 +33,16 @@ def display_unit(values: np.ndarray, unit: str) -> tuple[float, str]:
         if abs(seconds) >= size:
             return size / _SECONDS[unit], name
     return _DISPLAY[-1][1] / _SECONDS[unit], _DISPLAY[-1][0]
+
+
+def record_unit(measurements: pd.DataFrame) -> str:
+    """The unit of a record's successful runs, or ``""`` when they differ.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> record_unit(pd.DataFrame({"status": ["ok", "error"], "unit": ["ns", "s"]}))
+    'ns'
+    """
+    units = sorted(set(measurements.loc[measurements["status"] == "ok", "unit"]))
+    return units[0] if len(units) == 1 else ""

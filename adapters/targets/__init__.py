@@ -26,6 +26,7 @@ from .container import Container
 from .http import HttpFunction
 from .lambda_report import LambdaReport, find_report, parse_report
 from .processes import Outcome, ProcessRunner
+from .program import LocalProgram
 from .registry import TARGETS, target_by_name
 from .ssh import SSH
 from .values import WALL_UNIT, ValueReader
@@ -40,6 +41,7 @@ __all__ = [
     "HttpFunction",
     "LambdaFunction",
     "LambdaReport",
+    "LocalProgram",
     "Outcome",
     "ProcessRunner",
     "Resource",

@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement
-from .arguments import (
-    check_argv,
-    check_cpus,
-    check_cwd,
-    check_env,
-    check_timeout,
-    find_executable,
-    show_argv,
-)
+from .arguments import show_argv
 from .base import Target
-from .processes import Outcome, ProcessRunner
+from .processes import Outcome
+from .program import LocalProgram
 from .values import ValueReader
 
 
-class Command(Target):
+class Command(LocalProgram, Target):
     """Run a local program once per invocation.
 
     Parameters
@@ -75,43 +67,17 @@ class Command(Target):
         label: str | None = None,
         cpus: Sequence[int] | None = None,
     ) -> None:
-        self.argv = check_argv(argv)
-        self.cpus = check_cpus(cpus)
-        self.timeout = check_timeout(timeout)
-        self.env = check_env(env)
-        self.inherit_env = bool(inherit_env)
-        self.cwd = check_cwd(cwd)
+        super().__init__(
+            argv, timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd, cpus=cpus
+        )
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
-        self._full_env = self._environment()
-        self.executable = find_executable(self.argv[0], self.cwd, self._full_env)
         self.name = label or show_argv(self.argv)
-        self._runner = ProcessRunner()
-
-    def _environment(self) -> dict[str, str] | None:
-        if self.env is None:
-            return None if self.inherit_env else {}
-        return {**os.environ, **self.env} if self.inherit_env else dict(self.env)
 
     def invoke(self) -> Measurement:
-        out = self._runner.run(
-            self.argv, timeout=self.timeout, env=self._full_env, cwd=self.cwd, cpus=self.cpus
-        )
-        return outcome_measurement(out, self.reader, cold=None)
-
-    def close(self) -> None:
-        self._runner.kill_all()
+        return outcome_measurement(self.run_program(), self.reader, cold=None)
 
     def _config(self) -> dict[str, Any]:
-        return {
-            "argv": self.argv,
-            "executable": self.executable,
-            "timeout": self.timeout,
-            "env": self.env,
-            "inherit_env": self.inherit_env,
-            "cwd": self.cwd,
-            "cpus": None if self.cpus is None else list(self.cpus),
-            **self.reader.config(),
-        }
+        return {**self.program_config(), "inherit_env": self.inherit_env, **self.reader.config()}
 
 
 def outcome_measurement(

@@ -56,10 +56,12 @@ class HttpFunction(Target):
 
     Examples
     --------
+    Nothing is sent until the first invocation:
+
     >>> from perfstats.adapters import HttpFunction
-    >>> f = HttpFunction("http://127.0.0.1:8080/", payload={"n": 10})  # doctest: +SKIP
-    >>> f.invoke().status  # doctest: +SKIP
-    'ok'
+    >>> f = HttpFunction("http://127.0.0.1:8080/", payload={"n": 10})
+    >>> f.kind, f.config()["method"], f.config()["url"]
+    ('http', 'POST', 'http://127.0.0.1:8080/')
     """
 
     kind = "http"

@@ -1,0 +1,97 @@
+"""A local program as the command targets run it: argv, environment, folder, timeout and CPUs.
+
+:class:`~perfstats.adapters.targets.Command` (one measurement per run) and
+the A-B suite's :class:`~perfstats.adapters.ab.ReportingCommand` (a call's
+results on stdout) both run a local program; this is what they share: the
+checked settings, the environment the child gets, the executable found
+before the first run, and killing every live child on close.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .arguments import check_argv, check_cpus, check_cwd, check_env, check_timeout, find_executable
+from .processes import Outcome, ProcessRunner
+
+
+class LocalProgram:
+    """The settings and runner of a local program (a base of the command targets).
+
+    Parameters
+    ----------
+    argv : list of str
+        Program and arguments; no shell is involved.
+    timeout : float, optional
+        Seconds before the child is killed.
+    env : mapping, optional
+        Environment variables set for the child.
+    inherit_env : bool, default True
+        Start from this process's environment (else from ``env`` only).
+    cwd : str, optional
+        Working folder of the child.
+    cpus : list of int, optional
+        Pin the child to these CPUs (Linux).
+
+    Examples
+    --------
+    >>> import sys
+    >>> program = LocalProgram([sys.executable, "-c", "print(6 * 7)"], timeout=30)
+    >>> program.run_program().stdout.strip()
+    '42'
+    >>> program.program_config()["timeout"]
+    30.0
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+        inherit_env: bool = True,
+        cwd: str | None = None,
+        cpus: Sequence[int] | None = None,
+    ) -> None:
+        self.argv = check_argv(argv)
+        self.cpus = check_cpus(cpus)
+        self.timeout = check_timeout(timeout)
+        self.env = check_env(env)
+        self.inherit_env = bool(inherit_env)
+        self.cwd = check_cwd(cwd)
+        self.full_env = self._environment()
+        self.executable = find_executable(self.argv[0], self.cwd, self.full_env)
+        self.runner = ProcessRunner()
+
+    def _environment(self) -> dict[str, str] | None:
+        if self.env is None:
+            return None if self.inherit_env else {}
+        return {**os.environ, **self.env} if self.inherit_env else dict(self.env)
+
+    def run_program(self, stdin: bytes | None = None) -> Outcome:
+        """Run the program once, ``stdin`` on its standard input."""
+        return self.runner.run(
+            self.argv,
+            timeout=self.timeout,
+            env=self.full_env,
+            cwd=self.cwd,
+            stdin=stdin,
+            cpus=self.cpus,
+        )
+
+    def program_config(self) -> dict[str, Any]:
+        """The program's settings as plain data (secrets redacted later, by the target)."""
+        return {
+            "argv": self.argv,
+            "executable": self.executable,
+            "timeout": self.timeout,
+            "env": self.env,
+            "cwd": self.cwd,
+            "cpus": None if self.cpus is None else list(self.cpus),
+        }
+
+    def close(self) -> None:
+        """Kill every child still running."""
+        self.runner.kill_all()
