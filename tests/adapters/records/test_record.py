@@ -8,9 +8,19 @@ from datetime import datetime, timezone
 
 import pytest
 from perfstats.adapters import Measurement
-from perfstats.adapters.records.record import COLUMNS, Record, metadata_path, read_record, row_of
+from perfstats.adapters.ab import AB, read_ab_record
+from perfstats.adapters.records.record import (
+    COLUMNS,
+    RUN,
+    Record,
+    metadata_path,
+    read_metadata,
+    read_record,
+    row_of,
+)
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
+
 
 class TestRecord:
     def test_round_trip_is_exact(self, tmp_path) -> None:
@@ -56,3 +66,45 @@ class TestRecord:
             read_record(tmp_path / "missing.csv")
         assert metadata_path(tmp_path / "x.csv").name == "x.meta.json"
         assert COLUMNS[:3] == ("run", "interval", "phase")
+
+
+class TestFormatMarker:
+    """The metadata's format marker is written with a record and checked when it is read."""
+
+    def _record(self, path, marker: str) -> None:
+        rec = Record(path)
+        rec.append(row_of(1, 1, "measure", "t", Measurement(1.0, "ns", None, T0)))
+        rec.write_metadata({"format": marker, "seed": 1})
+        rec.close()
+
+    def test_the_own_format_reads(self, tmp_path) -> None:
+        path = tmp_path / "r.csv"
+        self._record(path, RUN.marker)
+        assert read_record(path)["value"].tolist() == [1.0]
+        assert read_metadata(path, RUN)["seed"] == 1
+
+    def test_another_version_is_refused_by_name(self, tmp_path) -> None:
+        path = tmp_path / "r.csv"
+        self._record(path, "perfstats-record/2")
+        with pytest.raises(ValueError, match=r"format perfstats-record/2 by another version.*"
+                                             r"reads perfstats-record/1"):  # fmt: skip
+            read_record(path)
+        with pytest.raises(ValueError, match="another version"):
+            Record(path, resume=True)
+
+    def test_another_kind_is_refused(self, tmp_path) -> None:
+        path = tmp_path / "r.csv"
+        self._record(path, RUN.marker)
+        # The A-B reader refuses a run record by its marker before its header.
+        with pytest.raises(ValueError, match=r"is not an A-B record: .*'perfstats-record/1'"):
+            read_ab_record(path)
+        self._record(tmp_path / "s.csv", AB.marker)
+        with pytest.raises(ValueError, match="is not a perfstats record"):
+            read_record(tmp_path / "s.csv")
+
+    def test_a_format_that_cannot_resume_refuses(self, tmp_path) -> None:
+        path = tmp_path / "s.csv"
+        Record(path, AB).close()
+        with pytest.raises(ValueError, match="cannot be resumed"):
+            Record(path, AB, resume=True)
+
