@@ -19,7 +19,6 @@ def display_unit(values: np.ndarray, unit: str) -> tuple[float, str]:
     Examples
     --------
     >>> import numpy as np
-import pandas as pd
     >>> from perfstats.adapters.report.units import display_unit
     >>> display_unit(np.array([1.8e6, 2.1e6]), "ns")
     (1000000.0, 'ms')
