@@ -42,7 +42,9 @@ def test_power_of_two_scaling_changes_no_bit() -> None:
 
 
 @pytest.mark.parametrize("scale", SCALES)
-@pytest.mark.parametrize("method", ["order", "order-normal", "bootstrap", "exact-bootstrap", "block"])
+@pytest.mark.parametrize(
+    "method", ["order", "order-normal", "bootstrap", "exact-bootstrap", "block"]
+)
 def test_every_interval_method_is_finite_and_equivariant(scale: float, method: str) -> None:
     x = _ar1(400, 0.3, 11) ** 2
     base = perfstats.percentile_ci(x, 0.5, method=method, rng=5)
