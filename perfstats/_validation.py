@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,13 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
     """
     if isinstance(data, (str, bytes)):
         raise ValueError(f"{name} must be a 1-D array of numbers, got the string {_short(data)}")
+    if isinstance(data, Iterator) or (
+        isinstance(data, Iterable) and not isinstance(data, (Sized, np.ndarray))
+    ):
+        raise ValueError(
+            f"{name} must be a 1-D array of numbers, got a {type(data).__name__} "
+            f"(an iterator is read only once: pass list(...) or a NumPy array)"
+        )
     if isinstance(data, np.ndarray) and data.dtype == np.float64 and data.ndim == 1:
         arr = data
     else:
