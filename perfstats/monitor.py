@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import Any
 
 import numpy as np
@@ -97,7 +98,7 @@ class Monitor:
         """
         if isinstance(values, (int, float, np.number)) and not isinstance(values, bool):
             values = [values]
-        if hasattr(values, "__len__") and not isinstance(values, str) and len(values) == 0:
+        if _is_empty_batch(values):
             return self.decision
         new_values = as_sample(values, "values")
         old = len(self._data)
@@ -149,3 +150,11 @@ class Monitor:
 
     def __repr__(self) -> str:
         return f"Monitor({self.rule!r}, n={len(self._data)}, stop={self.decision.stop})"
+
+
+def _is_empty_batch(values: Any) -> bool:
+    # An empty batch is a harness with nothing new to report, not an error;
+    # a 0-d array is neither empty nor a batch, so validation names it.
+    if isinstance(values, np.ndarray):
+        return values.ndim == 1 and values.size == 0
+    return isinstance(values, Sized) and not isinstance(values, (str, bytes)) and len(values) == 0
