@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,13 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
     """
     if isinstance(data, (str, bytes)):
         raise ValueError(f"{name} must be a 1-D array of numbers, got the string {_short(data)}")
+    if isinstance(data, Iterator) or (
+        isinstance(data, Iterable) and not isinstance(data, (Sized, np.ndarray))
+    ):
+        raise ValueError(
+            f"{name} must be a 1-D array of numbers, got a {type(data).__name__} "
+            f"(an iterator is read only once: pass list(...) or a NumPy array)"
+        )
     if isinstance(data, np.ndarray) and data.dtype == np.float64 and data.ndim == 1:
         arr = data
     else:
@@ -138,3 +145,19 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
         options = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {options}; got {_short(value)}")
     return value
+
+
+def power_of_two_scale(*arrays: FloatArray) -> float:
+    """A power of two that brings the largest magnitude in ``arrays`` near 1.
+
+    Multiplying by a power of two is exact in binary floating point, and
+    every correctly rounded operation commutes with it, so a scale-free
+    computation (autocorrelations, block lengths, KL divergences between
+    densities) gives bit for bit the same result on scaled data wherever the
+    unscaled one neither overflowed nor underflowed, and a finite one where
+    squares of values near 1e160 would overflow or those of 1e-160 vanish.
+    """
+    top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    if top == 0.0 or not math.isfinite(top):
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(top)[1])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_all_start_methods, get_context
@@ -32,6 +32,7 @@ import pandas as pd
 
 from ._validation import as_sample, check_int
 from .rules.base import Rule
+from .traces import named_traces
 
 COLUMNS = ["trace", "start", "stop_n", "stopped", "checks", "reason"]
 
@@ -265,18 +266,7 @@ def _jobs(
 
 
 def _named(traces: Mapping[str, Any] | Sequence[Any]) -> list[tuple[str, Any]]:
-    if isinstance(traces, Mapping):
-        items = [(str(k), v) for k, v in traces.items()]
-    elif isinstance(traces, (str, bytes)) or not isinstance(traces, Iterable):
-        raise ValueError(
-            f"traces must be a mapping of names to arrays or a sequence of arrays; "
-            f"got {type(traces).__name__}"
-        )
-    else:
-        items = [(str(i), v) for i, v in enumerate(traces)]
-    if not items:
-        raise ValueError("traces is empty; it needs at least one trace")
-    return items
+    return list(named_traces(traces).items())
 
 
 def _pick(spec: Any, name: str, what: str) -> Any:

@@ -28,6 +28,7 @@ from ._validation import as_sample, check_level, check_positive, check_quantiles
 from .intervals import percentile_ci
 from .rules._statistic import Statistic, check_statistic, point_estimate
 from .similarity import kl_similarity
+from .traces import lookup_trace, named_traces
 
 
 def accuracy(result: Any, truth: Any, *, grid: int = 1000) -> float:
@@ -147,9 +148,9 @@ def cost(stops: pd.DataFrame) -> float:
 
 def score_distribution(
     stops: pd.DataFrame,
-    traces: Mapping[str, Any],
+    traces: Mapping[str, Any] | Sequence[Any],
     *,
-    truths: Mapping[str, Any] | None = None,
+    truths: Mapping[str, Any] | Sequence[Any] | None = None,
     quantiles: Sequence[float] = (0.25, 0.5, 0.75, 0.9),
     level: float = 0.95,
 ) -> pd.DataFrame:
@@ -191,9 +192,11 @@ def score_distribution(
     names = [f"credible_P{100.0 * q:g}" for q in qs]
     acc: list[float] = []
     cred: list[tuple[bool, ...]] = []
+    table = named_traces(traces)
+    truth_table = None if truths is None else named_traces(truths)
     for trace, start, stop_n in _tests(stops):
-        x = as_sample(traces[trace], f"traces[{trace!r}]")
-        truth = x if truths is None else truths[trace]
+        x = as_sample(lookup_trace(table, trace), f"traces[{trace!r}]")
+        truth = x if truth_table is None else lookup_trace(truth_table, trace, "truths")
         used = x[start : start + stop_n]
         acc.append(accuracy(used, truth))
         verdicts = credible(used, truth, qs, level=lvl)
@@ -208,8 +211,8 @@ def score_distribution(
 
 def score_estimate(
     stops: pd.DataFrame,
-    traces: Mapping[str, Any],
-    truths: Mapping[str, Any],
+    traces: Mapping[str, Any] | Sequence[Any],
+    truths: Mapping[str, Any] | Sequence[Any],
     *,
     statistic: Statistic = "mean",
     error: float = 0.03,
@@ -250,10 +253,13 @@ def score_estimate(
     truth_cache: dict[str, float] = {}
     results: list[float] = []
     wanted: list[float] = []
+    table = named_traces(traces)
+    truth_table = named_traces(truths)
     for trace, start, stop_n in _tests(stops):
         if trace not in truth_cache:
-            truth_cache[trace] = point_estimate(as_sample(truths[trace], "truth"), stat)
-        x = as_sample(traces[trace], f"traces[{trace!r}]")
+            raw_truth = lookup_trace(truth_table, trace, "truths")
+            truth_cache[trace] = point_estimate(as_sample(raw_truth, "truth"), stat)
+        x = as_sample(lookup_trace(table, trace), f"traces[{trace!r}]")
         results.append(point_estimate(x[start : start + stop_n], stat))
         wanted.append(truth_cache[trace])
     out = stops.copy()

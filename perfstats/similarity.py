@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels.kde import grid_density, symmetric_kl_bits
-from ._validation import FloatArray, as_sample, check_int
+from ._validation import FloatArray, as_sample, check_int, power_of_two_scale
 
 _log = logging.getLogger(__name__)
 
@@ -224,6 +224,10 @@ def kl_similarity(a: Any, b: Any, *, grid: int = 1000) -> float:
     x = as_sample(a, "a", min_size=2)
     y = as_sample(b, "b", min_size=2)
     m = check_int(grid, "grid", minimum=1)
+    # The divergence is scale-free; an exact power-of-two rescaling keeps the
+    # KDE's variances finite for values near 1e160 or 1e-160.
+    scale = power_of_two_scale(x, y)
+    x, y = x * scale, y * scale
     ha = _scott_bandwidth(x, "a")
     hb = _scott_bandwidth(y, "b")
     lo = min(float(x.min()), float(y.min()))

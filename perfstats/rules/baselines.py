@@ -22,7 +22,7 @@ from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ._seeds import CURRENT, base_seed, judgement_seed
 from ._statistic import Statistic, check_statistic, point_estimate
-from ._wording import pct, statistic_label
+from ._wording import pct, reaches, statistic_label
 from .base import Rule
 
 
@@ -61,7 +61,7 @@ class BasicBootstrap(Rule):
     >>> BasicBootstrap(error=0.03, rng=0).check(x).stop
     True
     >>> BasicBootstrap(error=0.0001, rng=0).check(x).reason
-    'mean CI reaches 0.3% from the mean; needs under 0.0%'
+    'mean CI reaches 0.3% from the mean; needs under 0.01%'
     """
 
     name = "BasicBT"
@@ -118,7 +118,7 @@ class BasicBootstrap(Rule):
             stop=stop,
             n=n,
             rule=self.name,
-            reason=f"{label} CI reaches {pct(rel)} from the {label}; {verdict} {pct(self.error)}",
+            reason=f"{label} CI {reaches(rel, f'from the {label}')}; {verdict} {pct(self.error)}",
             details={
                 "estimate": estimate,
                 "low": low,

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..decision import Decision
+from ._wording import runs
 from .base import Rule
 
 
@@ -45,6 +46,10 @@ class Fixed(Rule):
             stop=True,
             n=int(data.size),
             rule=self.name,
-            reason=f"{data.size} of {self.n} runs done",
+            reason=(
+                f"{data.size} of {runs(self.n)} done"
+                if data.size <= self.n
+                else f"{runs(int(data.size))} done, past the fixed count of {self.n}"
+            ),
             details={"n": self.n},
         )

@@ -20,7 +20,7 @@ from scipy import stats
 from .._validation import check_int, check_level, check_positive
 from ..decision import Decision
 from ..similarity import ks
-from ._wording import pct
+from ._wording import pct, reaches
 from .base import Rule
 
 
@@ -106,7 +106,7 @@ class CIWidth(Rule):
             if stop
             else f"needs under {pct(self.threshold)}"
         )
-        reason = f"the mean's {self.level:.0%} CI reaches {pct(rel)} of the mean; {verdict}"
+        reason = f"the mean's {self.level:.0%} CI {reaches(rel, 'of the mean')}; {verdict}"
         return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)
 
 

@@ -34,7 +34,7 @@ from ..decision import Decision
 from ..interval import Interval
 from ..intervals import percentile_ci
 from ._seeds import CURRENT, base_seed, judgement_seed
-from ._wording import pct, quantile_label
+from ._wording import pct, quantile_label, reaches
 from .base import Rule
 
 CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")
@@ -207,7 +207,7 @@ class SuperFlow(Rule):
         reach = (
             "is unbounded"
             if not worst.bounded
-            else f"reaches {pct(worst.rel_error)} from the {label}"
+            else reaches(worst.rel_error, f"from the {label}")
         )
         return f"{label} CI of the {role} runs {reach}; needs within {pct(self.error)}"
 
