@@ -275,7 +275,16 @@ def simulate_closed(
     visits = {c: [k + 2 for k, s in enumerate(stations) if c in s.demands] for c in net.classes}
     users = {c: p for c, p in net.population.items() if p > 0}
     # Run long enough for w + n requests at the analytic throughput, plus a margin.
-    rate = sum(net.solve().throughput[c] for c in users)
+    try:
+        rate = sum(net.solve().throughput[c] for c in users)
+    except ValueError:  # population too large for exact MVA: the asymptotic bound
+        rate = sum(
+            min(
+                users[c] / (net.think_times[c] + sum(s.demands.get(c, 0.0) for s in stations)),
+                min(s.servers / s.demands[c] for s in stations if c in s.demands),
+            )
+            for c in users
+        ) / len(stations)  # classes share stations: the bound is optimistic
     horizon = 1.1 * (w + n) / rate + 10.0 * max(net.think_times.values(), default=0.0)
 
     def route_of(cls: str) -> Callable[[Any, Any], _EndlessRoute]:
