@@ -10,7 +10,7 @@ of a real system would be.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -103,6 +103,30 @@ class RegressionPrediction:
     alpha: float
     before: SimulationResult = field(repr=False)
     after: SimulationResult = field(repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every field but the two simulations, as plain JSON-ready values.
+
+        Examples
+        --------
+        >>> from perfstats import predict_regression
+        >>> from perfstats.queueing import OpenNetwork, Station
+        >>> model = OpenNetwork([Station("db", demands={"q": 0.01})], arrival_rates={"q": 20.0})
+        >>> row = predict_regression(model, {"db": 1.2}, n_requests=500, rng=0).as_dict()
+        >>> sorted(row)[:4]
+        ['alpha', 'cliffs_delta', 'cliffs_delta_by_class', 'cpu_after']
+        """
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name in ("before", "after"):
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Mapping):
+                value = {k: dict(v) if isinstance(v, Mapping) else v for k, v in value.items()}
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
 
     def __repr__(self) -> str:
         cpu = ", ".join(f"{k}={v:+.3g}" for k, v in self.cpu_mpd.items())

@@ -240,3 +240,14 @@ def test_pipeline_bad_input() -> None:
         detect_system_regression(before, after, local_graph(), {"zzz": system_graph()}, model())
     with pytest.raises(ValueError, match="different units"):
         perfstats.local_deviation([1.0], [1.0], unit=("s", "ms"))
+
+
+def test_prediction_as_dict_is_json_ready() -> None:
+    import json
+
+    res = predict_regression(shop_model(), {"a": {"catalogue": 1.5}}, n_requests=1_000, rng=3)
+    row = json.loads(json.dumps(res.as_dict()))
+    assert row["regression"] == res.regression and row["mpd"] == res.mpd
+    assert row["cpu_mpd"]["catalogue"] == res.cpu_mpd["catalogue"]
+    assert row["demand_factors"] == {"a": {"catalogue": 1.5}}
+    assert "before" not in row and "after" not in row
