@@ -332,6 +332,18 @@ def test_from_spans_bad_input(spans: list[Any], kwargs: dict[str, Any], match: s
         CallGraph.from_spans(spans, **kwargs)
 
 
+def test_from_spans_accepts_otlp_json_spelling() -> None:
+    spans = [
+        {"spanId": "a1", "parentSpanId": "", "name": "GET /x", "service": "gw",
+         "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000030000000"},
+        {"spanId": "b2", "parentSpanId": "a1", "name": "db.q", "service": "db",
+         "startTimeUnixNano": "1700000000005000000", "endTimeUnixNano": "1700000000015000000"},
+    ]  # fmt: skip
+    cg = CallGraph.from_spans(spans, unit="ns")
+    assert cg.inclusive("GET /x") == pytest.approx(0.030)
+    assert cg.exclusive("GET /x") == pytest.approx(0.020)
+
+
 def test_from_spans_custom_names_disambiguate_services() -> None:
     spans = [Span(1, None, "GET /x", "gateway", 0, 3), Span(2, 1, "GET /x", "catalogue", 1, 2)]
     cg = CallGraph.from_spans(spans, name=lambda s: f"{s.service}:{s.name}")
