@@ -58,17 +58,28 @@ _EXPORTS: dict[str, str] = {
     "change_agreement": "change",
     "Comparison": "comparison",
     "compare": "comparison",
+    "LocalDeviation": "deviation",
+    "local_deviation": "deviation",
+    "CallGraph": "callgraph",
+    "Propagation": "propagation",
+    "propagate": "propagation",
+    "RegressionPrediction": "prediction",
+    "predict_regression": "prediction",
+    "SystemRegression": "system_regression",
+    "detect_system_regression": "system_regression",
 }
-_SUBMODULES = ("rules", "replay", "scoring", "plots")
+_SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
 if TYPE_CHECKING:
-    from . import plots, replay, rules, scoring
+    from . import plots, queueing, replay, rules, scoring
     from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
+    from .callgraph import CallGraph
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
     from .comparison import Comparison, compare
     from .decision import Decision
+    from .deviation import LocalDeviation, local_deviation
     from .effects import (
         CliffsDelta,
         RankTest,
@@ -79,7 +90,10 @@ if TYPE_CHECKING:
     from .interval import Interval
     from .intervals import percentile_ci
     from .monitor import Monitor
+    from .prediction import RegressionPrediction, predict_regression
+    from .propagation import Propagation, propagate
     from .similarity import KSResult, kl_similarity, ks, namd
+    from .system_regression import SystemRegression, detect_system_regression
 
 
 def __getattr__(name: str) -> Any:
@@ -99,27 +113,37 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BlockLength",
+    "CallGraph",
     "ChangeAgreement",
     "CliffsDelta",
     "Comparison",
     "Decision",
     "Interval",
     "KSResult",
+    "LocalDeviation",
     "Monitor",
+    "Propagation",
     "RankTest",
+    "RegressionPrediction",
     "RelativeChange",
+    "SystemRegression",
     "__version__",
     "acf",
     "bootstrap_distribution",
     "change_agreement",
     "cliffs_delta",
     "compare",
+    "detect_system_regression",
     "kl_similarity",
     "ks",
+    "local_deviation",
     "namd",
     "optimal_block_length",
     "percentile_ci",
     "plots",
+    "predict_regression",
+    "propagate",
+    "queueing",
     "relative_change",
     "replay",
     "rules",
