@@ -1,4 +1,18 @@
-"""Everything perfstats says about two samples, in one result."""
+"""Everything perfstats says about two samples, in one result.
+
+References
+----------
+.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
+   and W. Shang, "Early Detection of Performance Regressions by Bridging
+   Local Performance Data and Architectural Models", 47th IEEE/ACM
+   International Conference on Software Engineering (ICSE), 2025.
+.. [Mittal2024] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
+   "SHARP: A Distribution-Based Framework for Reproducible Performance
+   Evaluation", arXiv preprint, 2024.
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +29,7 @@ from .similarity import KSResult, kl_similarity, ks, namd
 
 __all__ = ["Comparison", "compare"]
 
-# Liao et al. (004_*): a change needs p < 0.05 and a non-negligible effect.
+# Liao et al. (2025): a change needs p < 0.05 and a non-negligible effect.
 LIAO_ALPHA = 0.05
 
 
@@ -135,10 +149,10 @@ def compare(
 ) -> Comparison:
     """Compare a baseline sample ``a`` with a candidate sample ``b`` every way perfstats knows.
 
-    Computes :func:`ks` and :func:`namd` (SHARP, 003_*), :func:`kl_similarity`
+    Computes :func:`ks` and :func:`namd` (SHARP, Mittal et al. 2024), :func:`kl_similarity`
     (PT4Cloud), :func:`cliffs_delta` and :func:`wilcoxon_ranksum` (Liao et
-    al., 004_*), :func:`wilcoxon_signedrank` when ``paired``, and
-    :func:`relative_change` (ElastiBench, 001_*), each as documented there.
+    al., Liao et al. 2025), :func:`wilcoxon_signedrank` when ``paired``, and
+    :func:`relative_change` (ElastiBench, Schirmer et al. 2024), each as documented there.
 
     Parameters
     ----------

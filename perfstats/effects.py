@@ -1,10 +1,20 @@
 """Rank-based tests and effect size for two versions: Wilcoxon tests and Cliff's delta.
 
-Liao et al. (004_*, Section III-B) flag a performance regression when the
+Liao et al. (2025, Section III-B) flag a performance regression when the
 Wilcoxon rank-sum test rejects at the 5% level **and** Cliff's delta is
 beyond negligible (Romano et al.'s thresholds): the test says a difference
 exists, the effect size says whether it matters. Both make no assumption
 about the shape of the distributions.
+
+References
+----------
+.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
+   and W. Shang, "Early Detection of Performance Regressions by Bridging
+   Local Performance Data and Architectural Models", 47th IEEE/ACM
+   International Conference on Software Engineering (ICSE), 2025.
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ __all__ = [
 
 ALTERNATIVES = ("two-sided", "less", "greater")
 
-# Romano et al. (2006), as used by Liao et al. (004_*): upper bounds of |d|.
+# Romano et al. (2006), as used by Liao et al. (2025): upper bounds of |d|.
 NEGLIGIBLE = 0.147
 SMALL = 0.33
 MEDIUM = 0.474
@@ -130,7 +140,7 @@ def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     counted exactly, in O(n log n): both samples are sorted and one merge
     pass counts, for each value of ``a``, the values of ``b`` below and
     equal to it (a million points per sample take well under a second). The
-    magnitude uses Romano et al.'s thresholds, as Liao et al. (004_*) do.
+    magnitude uses Romano et al.'s thresholds, as Liao et al. (2025) do.
 
     Parameters
     ----------
@@ -160,7 +170,7 @@ def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
 def wilcoxon_ranksum(a: Any, b: Any, *, alternative: str = "two-sided") -> RankTest:
     """Wilcoxon rank-sum (Mann-Whitney U) test of ``a`` against ``b``.
 
-    The change test of Liao et al. (004_*), at the 5% level. The numbers are
+    The change test of Liao et al. (2025), at the 5% level. The numbers are
     ``scipy.stats.mannwhitneyu(a, b, alternative=alternative)`` with SciPy's
     defaults (continuity correction; exact p-value for small samples without
     ties, normal approximation with tie correction otherwise): perfstats
@@ -200,7 +210,7 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
     """Wilcoxon signed-rank test of the paired differences ``a - b`` (or of ``a``).
 
     For paired measurements, e.g. both versions run back to back in the same
-    instance (ElastiBench's duet set-up, 001_*). The numbers are
+    instance (ElastiBench's duet set-up, Schirmer et al. 2024). The numbers are
     ``scipy.stats.wilcoxon(a, b, alternative=alternative)`` with SciPy's
     defaults (zero differences dropped, ``method="auto"``): perfstats
     delegates the computation to SciPy and adds validation and the result.

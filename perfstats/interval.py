@@ -1,4 +1,10 @@
-"""The confidence-interval result type."""
+"""The confidence-interval result type.
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
+"""
 
 from __future__ import annotations
 
@@ -79,7 +85,7 @@ class Interval:
     def within(self, rel_error: float) -> bool:
         """True when the interval lies strictly inside ``estimate * (1 -/+ rel_error)``.
 
-        This is SuperFlow's accuracy check (Wen et al., 000_*): the CI of a
+        This is SuperFlow's accuracy check (Wen et al. 2023): the CI of a
         percentile must be within ``r`` of the observed percentile. For a
         negative estimate the band is ``estimate -/+ |estimate| * rel_error``.
         """

@@ -6,7 +6,7 @@ benchmark:
 
 * schedules (:mod:`~perfstats.adapters.ab.schedule`): **duet**, both
   versions in the same call so they share the instance's performance state
-  (ElastiBench, Schirmer et al., 001_*), and **RMIT**, randomized multiple
+  (ElastiBench, Schirmer et al. 2024), and **RMIT**, randomized multiple
   interleaved trials; ElastiBench's 3 repeats x 15 calls and 150 calls in
   flight are the defaults;
 * targets: :class:`ReportingCommand` and :class:`ReportingHttp` run a
@@ -17,7 +17,7 @@ benchmark:
   (:mod:`~perfstats.adapters.ab.record`);
 * :func:`analyse` gives each benchmark the 99% bootstrap CI of the relative
   median change (paired for duet) and its verdict, with the Wilcoxon
-  rank-sum test and Cliff's delta of Liao et al. (004_*);
+  rank-sum test and Cliff's delta of Liao et al. (2025);
   :func:`suite_agreement` scores two runs with ElastiBench's agreement and
   coverage;
 * :func:`analyse_record` judges a record again and :func:`verdict_rows`
@@ -37,6 +37,16 @@ Examples
 ...               calls=5, repeats=3, concurrency=5)
 >>> run_suite(suite, rng=1).analyse().verdict("k").verdict
 'slower'
+
+References
+----------
+.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
+   and W. Shang, "Early Detection of Performance Regressions by Bridging
+   Local Performance Data and Architectural Models", 47th IEEE/ACM
+   International Conference on Software Engineering (ICSE), 2025.
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
 """
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement

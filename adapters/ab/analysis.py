@@ -1,6 +1,6 @@
 """Judge every benchmark of an A-B suite run, and compare two runs' verdicts.
 
-Per benchmark (ElastiBench, 001_*, Section VI-A, and Liao et al., 004_*):
+Per benchmark (ElastiBench, Schirmer et al. 2024, Section VI-A, and Liao et al. 2025):
 
 * the 99% bootstrap CI of the relative change of the median,
   :func:`perfstats.relative_change`, resampled by call first when
@@ -20,6 +20,16 @@ Per benchmark (ElastiBench, 001_*, Section VI-A, and Liao et al., 004_*):
 
 :func:`suite_agreement` compares two runs of a suite with ElastiBench's
 agreement, one-sided and two-sided coverage (:func:`perfstats.change_agreement`).
+
+References
+----------
+.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
+   and W. Shang, "Early Detection of Performance Regressions by Bridging
+   Local Performance Data and Architectural Models", 47th IEEE/ACM
+   International Conference on Software Engineering (ICSE), 2025.
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ FASTER = "faster"
 NO_CHANGE = "no change"
 TOO_FEW = "too few results"
 VERDICTS = (SLOWER, FASTER, NO_CHANGE, TOO_FEW)
-# Liao et al. (004_*): a change needs rank-sum p < 0.05 and a non-negligible delta.
+# Liao et al. (2025): a change needs rank-sum p < 0.05 and a non-negligible delta.
 LIAO_ALPHA = 0.05
 
 
@@ -360,7 +370,7 @@ def suite_agreement(first: SuiteAnalysis, second: SuiteAnalysis) -> ChangeAgreem
     Over the benchmarks judged in both runs: the share whose verdicts agree
     (both no change, or a change in the same direction), and the one-sided
     and two-sided coverage of the estimates by the other run's CIs
-    (Schirmer et al., 001_*, Section VI-A; :func:`perfstats.change_agreement`).
+    (Schirmer et al. 2024, Section VI-A; :func:`perfstats.change_agreement`).
 
     Examples
     --------

@@ -1,4 +1,11 @@
-"""An HTTP function as a suite target: the request POSTed, the results in the response."""
+"""An HTTP function as a suite target: the request POSTed, the results in the response.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from .suite_target import SuiteTarget, failed_call
 class ReportingHttp(SuiteTarget):
     """POST each call's request to a function, which runs and times the executions.
 
-    This is ElastiBench's set-up (001_*, Section IV): the function image
+    This is ElastiBench's set-up (Schirmer et al. 2024, Section IV): the function image
     holds both versions, so a duet call runs both in the same function
     instance, and the function reports each execution's time (see
     :mod:`perfstats.adapters.ab.protocol`). Any HTTP-triggered function

@@ -1,4 +1,11 @@
-"""Run an A-B suite: its planned calls, many in flight, every execution recorded."""
+"""Run an A-B suite: its planned calls, many in flight, every execution recorded.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+"""
 
 from __future__ import annotations
 
@@ -99,7 +106,7 @@ def run_suite(
 
     Calls start in the plan's order (see
     :mod:`perfstats.adapters.ab.schedule`); up to ``concurrency`` are in
-    flight at once (ElastiBench, 001_*, kept 150 in flight). Each finished
+    flight at once (ElastiBench, Schirmer et al. 2024, kept 150 in flight). Each finished
     call's executions are appended to the record and flushed at once;
     failed calls are recorded too, one row per execution, so every planned
     execution appears exactly once. The target is closed at the end, also

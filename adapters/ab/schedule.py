@@ -3,7 +3,7 @@
 A *call* is one invocation of the target; it runs one or more *executions*
 (one version of one benchmark, timed once) in a given order.
 
-* **duet** (ElastiBench, 001_*, after Bulej et al.'s duet benchmarking):
+* **duet** (ElastiBench, Schirmer et al. 2024, after Bulej et al.'s duet benchmarking):
   every call runs both versions of one benchmark, ``repeats`` times each,
   so both share the instance and its performance state. Each repeat is a
   baseline-candidate pair run back to back in a random order, so neither
@@ -11,11 +11,21 @@ A *call* is one invocation of the target; it runs one or more *executions*
   per round, in a fresh random order each round.
 * **RMIT**, randomized multiple interleaved trials (Abedi & Brecht 2017,
   used by ElastiBench's VM baseline and, as repeated trials, by Liao et
-  al., 004_*): every call runs one version of one benchmark ``repeats``
+  al. 2025): every call runs one version of one benchmark ``repeats``
   times; a trial runs every benchmark and version once, in a fresh random
   order, and the suite runs ``calls`` trials.
 
 Call numbers follow the plan's order, which is the order calls are started.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
+   and W. Shang, "Early Detection of Performance Regressions by Bridging
+   Local Performance Data and Architectural Models", 47th IEEE/ACM
+   International Conference on Software Engineering (ICSE), 2025.
 """
 
 from __future__ import annotations

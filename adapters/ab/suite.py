@@ -1,4 +1,11 @@
-"""An A-B suite: benchmarks, a target, a schedule and the analysis settings."""
+"""An A-B suite: benchmarks, a target, a schedule and the analysis settings.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +39,7 @@ class Suite:
         Calls per benchmark (duet) or trials (RMIT).
     repeats : int, default 3
         Executions of each version per call: 3 x 15 = 45 results per
-        benchmark and version (ElastiBench, 001_*, Section VI-A).
+        benchmark and version (ElastiBench, Schirmer et al. 2024, Section VI-A).
     concurrency : int, default 150
         Calls in flight at once (ElastiBench: 150).
     level : float, default 0.99
