@@ -58,6 +58,13 @@ _EXPORTS: dict[str, str] = {
     "change_agreement": "change",
     "Comparison": "comparison",
     "compare": "comparison",
+    "Modes": "modes",
+    "find_modes": "modes",
+    "hdi": "highest_density",
+    "change_points": "changepoints",
+    "Characterization": "characterization",
+    "characterize": "characterization",
+    "steady_state_start": "characterization",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots")
 
@@ -67,6 +74,8 @@ if TYPE_CHECKING:
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
+    from .changepoints import change_points
+    from .characterization import Characterization, characterize, steady_state_start
     from .comparison import Comparison, compare
     from .decision import Decision
     from .effects import (
@@ -76,8 +85,10 @@ if TYPE_CHECKING:
         wilcoxon_ranksum,
         wilcoxon_signedrank,
     )
+    from .highest_density import hdi
     from .interval import Interval
     from .intervals import percentile_ci
+    from .modes import Modes, find_modes
     from .monitor import Monitor
     from .similarity import KSResult, kl_similarity, ks, namd
 
@@ -100,11 +111,13 @@ def __dir__() -> list[str]:
 __all__ = [
     "BlockLength",
     "ChangeAgreement",
+    "Characterization",
     "CliffsDelta",
     "Comparison",
     "Decision",
     "Interval",
     "KSResult",
+    "Modes",
     "Monitor",
     "RankTest",
     "RelativeChange",
@@ -112,8 +125,12 @@ __all__ = [
     "acf",
     "bootstrap_distribution",
     "change_agreement",
+    "change_points",
+    "characterize",
     "cliffs_delta",
     "compare",
+    "find_modes",
+    "hdi",
     "kl_similarity",
     "ks",
     "namd",
@@ -124,6 +141,7 @@ __all__ = [
     "replay",
     "rules",
     "scoring",
+    "steady_state_start",
     "wilcoxon_ranksum",
     "wilcoxon_signedrank",
 ]

@@ -12,6 +12,11 @@ name                rule                                           source
 ``metior``          :class:`Metior` (block-bootstrapped change)    Metior
 ``ci-width``        :class:`CIWidth` (relative CI of the mean)     SHARP
 ``ks-halves``       :class:`KSHalves` (KS between halves)          SHARP
+``rse``             :class:`RSE` (relative standard error)         SHARP
+``hdi``             :class:`HDI` (highest-density interval)        SHARP
+``block-means``     :class:`BlockBootstrapMeans` (block bootstrap) SHARP
+``gmm``             :class:`GMM` (Gaussian mixture likelihood)     SHARP
+``auto``            :class:`Auto` (SHARP's meta-heuristic, DC)     SHARP
 ``basic-bootstrap`` :class:`BasicBootstrap` (i.i.d. bootstrap CI)  Metior
 ``cov``             :class:`CoV` (settled coefficient of variation) Metior
 ``fixed``           :class:`Fixed` (a fixed count)                 SeBS
@@ -22,11 +27,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .auto import Auto
 from .base import Rule
 from .baselines import BasicBootstrap, CoV
+from .block_means import BlockBootstrapMeans
 from .fixed import Fixed
+from .gmm import GMM
+from .hdi import HDI
 from .metior import Metior
 from .pt4cloud import PT4Cloud
+from .rse import RSE
 from .sharp import CIWidth, KSHalves
 from .superflow import SuperFlow
 
@@ -36,6 +46,11 @@ RULES: dict[str, type[Rule]] = {
     "metior": Metior,
     "ci-width": CIWidth,
     "ks-halves": KSHalves,
+    "rse": RSE,
+    "hdi": HDI,
+    "block-means": BlockBootstrapMeans,
+    "gmm": GMM,
+    "auto": Auto,
     "basic-bootstrap": BasicBootstrap,
     "cov": CoV,
     "fixed": Fixed,
@@ -64,8 +79,13 @@ def by_name(name: str, **options: Any) -> Rule:
 
 
 __all__ = [
+    "GMM",
+    "HDI",
+    "RSE",
     "RULES",
+    "Auto",
     "BasicBootstrap",
+    "BlockBootstrapMeans",
     "CIWidth",
     "CoV",
     "Fixed",
