@@ -8,9 +8,9 @@
 * **Modes**: peaks of a Gaussian kernel density with Silverman's robust
   bandwidth ``0.9 min(sd, IQR/1.349) n^(-1/5)`` (:func:`perfstats.find_modes`,
   prominence 10% of the highest peak). When the density shows several
-  peaks, Gaussian mixtures of 1 to ``peaks + 1`` components are fitted
-  (scikit-learn, full covariance, least BIC); the modes are confirmed only
-  if the mixture needs at least two components, otherwise one mode (the
+  peaks, Gaussian mixtures of one and of ``peaks`` components are fitted
+  (scikit-learn, started at the quantile midpoints); the modes are
+  confirmed when the mixture has the lower BIC, otherwise one mode (the
   highest peak) is reported.
 * **Dependence**: the autocorrelation function (:func:`perfstats.acf`, the
   biased estimator, lags up to ``10 log10 n``) and its lag-1 value.
@@ -375,10 +375,10 @@ def _distribution(x: FloatArray, lag1: float, multimodal: bool) -> str:
 
 
 def _confirmed_modes(x: FloatArray, peaks: int) -> int:
-    """``peaks`` if a BIC-chosen Gaussian mixture needs several components, else 1."""
+    """``peaks`` if a mixture of that many components beats one Gaussian by BIC, else 1."""
     from .mixture import fit_mixture
 
-    fit = fit_mixture(x, range(1, min(peaks + 1, x.size // 2) + 1), ("full",))
+    fit = fit_mixture(x, sorted({1, min(peaks, x.size // 2)}), ("full",))
     return peaks if fit.components > 1 else 1
 
 

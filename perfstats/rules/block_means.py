@@ -14,7 +14,7 @@ from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ._limits import check_max_n, out_of_runs
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
-from ._wording import pct
+from ._wording import pct, runs
 from .base import Rule
 
 
@@ -107,8 +107,7 @@ class BlockBootstrapMeans(Rule):
         self.error = check_positive(error, "error")
         self.acf_cutoff = check_fraction(acf_cutoff, "acf_cutoff")
         self._interval = check_int(interval, "interval", minimum=1)
-        # The previous runs must keep at least two points.
-        self._min_n = check_int(min_n, "min_n", minimum=self._interval + 2)
+        self._min_n = check_int(min_n, "min_n", minimum=3)
         self.max_n = check_max_n(max_n, self._min_n)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=10)
         self.seed = base_seed(rng)
@@ -137,8 +136,14 @@ class BlockBootstrapMeans(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        b = decorrelation_lag(data, cutoff=self.acf_cutoff)
         previous = data[: n - self._interval]
+        if previous.size < 2:
+            reason = (
+                f"{runs(n)} so far; comparing with the previous runs needs more than "
+                f"{runs(self._interval + 1)}"
+            )
+            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+        b = decorrelation_lag(data, cutoff=self.acf_cutoff)
         cur = self._boot_mean(data, b, CURRENT)
         pre = self._boot_mean(previous, b, PREVIOUS)
         change = abs(cur - pre) / abs(pre) if pre != 0.0 else math.inf

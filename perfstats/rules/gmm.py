@@ -94,7 +94,7 @@ class GMM(Rule):
         self.threshold = check_positive(threshold, "threshold")
         self.max_components = check_int(max_components, "max_components", minimum=1)
         self._interval = check_int(interval, "interval", minimum=1)
-        self._min_n = check_int(min_n, "min_n", minimum=self._interval + 4)
+        self._min_n = check_int(min_n, "min_n", minimum=4)
         self.max_n = check_max_n(max_n, self._min_n)
         self.seed = base_seed(rng)
         self._memo: tuple[np.ndarray, MixtureFit] | None = None
@@ -146,6 +146,12 @@ class GMM(Rule):
             )
             return Decision(stop=True, n=n, rule=self.name, reason=reason, details={})
         previous = data[: n - self._interval]
+        if previous.size < 4:
+            reason = (
+                f"{runs(n)} so far; comparing with the previous runs needs more than "
+                f"{runs(self._interval + 3)}"
+            )
+            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
         if float(np.ptp(previous)) == 0.0:
             reason = f"the previous {runs(previous.size)} are all equal; a mixture needs spread"
             return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
