@@ -25,8 +25,8 @@ counts the steady-state classes.
 
 Usage::
 
-    python -m benchmarks.reproduce_sharp                 # writes benchmarks/results/sharp_protocol_c.json
-    python -m benchmarks.reproduce_sharp --quick         # every fifth trace
+    python -m benchmarks.reproduce_sharp          # -> benchmarks/results/sharp_protocol_c.json
+    python -m benchmarks.reproduce_sharp --quick  # every fifth trace
     python -m benchmarks.reproduce_sharp --rules SHARP-KS SHARP-RSE
 """
 

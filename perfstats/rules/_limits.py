@@ -18,9 +18,7 @@ def check_max_n(max_n: Any, min_n: int) -> int:
     return value
 
 
-def out_of_runs(
-    rule: str, n: int, max_n: int, what: str, details: Mapping[str, Any]
-) -> Decision:
+def out_of_runs(rule: str, n: int, max_n: int, what: str, details: Mapping[str, Any]) -> Decision:
     """The stop a rule makes at its budget: ``reached max_n = N runs without <what>``."""
     return Decision(
         stop=True,

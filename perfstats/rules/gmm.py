@@ -131,8 +131,10 @@ class GMM(Rule):
         memo = self._memo
         if memo is not None and memo[0].size == previous.size and np.array_equal(memo[0], previous):
             return memo[1]
-        if memo is not None and memo[0].size < previous.size and np.array_equal(
-            memo[0], previous[: memo[0].size]
+        if (
+            memo is not None
+            and memo[0].size < previous.size
+            and np.array_equal(memo[0], previous[: memo[0].size])
         ):
             return self._near(previous, memo[1])
         return self._full(previous)

@@ -20,7 +20,8 @@ from perfstats.replay import replay
 from perfstats.rules import GMM, HDI, RSE, Auto, BlockBootstrapMeans, Rule, by_name
 from perfstats.rules.block_means import decorrelation_lag
 
-DATA = Path(os.environ.get("PERFSTATS_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(os.environ.get("PERFSTATS_DATA", REPO.parent / "shared" / "data"))
 
 NEW_RULES: dict[str, Rule] = {
     "RSE": RSE(),
@@ -98,7 +99,7 @@ def test_hdi_of_the_sample_does_not_shrink_but_that_of_the_mean_does() -> None:
     rule = HDI(of="mean", max_n=2000, rng=1)
     narrow = [rule.check(x[:n]).details["relative_width"] for n in (50, 500, 2000)]
     assert narrow[0] > 2.5 * narrow[1] > 2.5 * 0.9 * narrow[2]  # ~ 1/sqrt(n)
-    low, high = perfstats.hdi(x[:50], probability=0.89)
+    low, _ = perfstats.hdi(x[:50], probability=0.89)
     assert HDI().check(x[:50]).details["low"] == low
 
 
