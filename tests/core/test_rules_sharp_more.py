@@ -17,7 +17,7 @@ from statsmodels.tsa.stattools import acf as sm_acf
 import perfstats
 from perfstats.mixture import fit_mixture
 from perfstats.replay import replay
-from perfstats.rules import GMM, HDI, RSE, Auto, BlockBootstrapMeans, Rule, by_name
+from perfstats.rules import GMM, HDI, RSE, Auto, BlockBootstrapMeans, Rule
 from perfstats.rules.block_means import decorrelation_lag
 
 REPO = Path(__file__).resolve().parents[2]
@@ -192,9 +192,9 @@ def test_auto_never_exceeds_its_budget() -> None:
 # --- protocol, bad input ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["rse", "hdi", "block-means", "gmm", "auto"])
-def test_new_rules_are_registered_and_keyword_only(name: str) -> None:
-    rule = by_name(name)
+@pytest.mark.parametrize("cls", [RSE, HDI, BlockBootstrapMeans, GMM, Auto])
+def test_new_rules_are_rules_with_keyword_only_options(cls: type[Rule]) -> None:
+    rule = cls()
     assert isinstance(rule, Rule)
     with pytest.raises(TypeError):
         type(rule)(0.1)  # type: ignore[misc]
