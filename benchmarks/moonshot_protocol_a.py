@@ -101,7 +101,7 @@ def oracle(data: dict[str, dict[str, np.ndarray]], runs_cap: float, acc_floor: f
             n = float(grid[pick].mean())
             a = float(acc[rows, pick].mean())
             c = float(cred[rows, pick].mean())
-            if n <= runs_cap and a >= acc_floor and (best is None or c > best["credible"]):
+            if n <= runs_cap and a >= acc_floor and (best is None or 100 * c > best["credible"]):
                 best = {"mean_stop_n": n, "accuracy": 100 * a, "credible": 100 * c}
     return best or {}
 

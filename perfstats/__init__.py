@@ -7,6 +7,9 @@ Three questions, answered with the statistics the literature validated:
 * When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor`, and
   :mod:`perfstats.replay` with :mod:`perfstats.scoring` to evaluate rules on
   recorded traces.
+* What kind of data is this? :func:`characterize` (modes, autocorrelation,
+  change points, warm-up and steady state), :func:`steady_state_start`,
+  :func:`change_points`, :func:`find_modes`, :func:`hdi`.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
   :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
   :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
