@@ -30,17 +30,16 @@ _STOP_AT_ONCE = {
 class Auto(Rule):
     """SHARP's meta-heuristic: re-characterise the runs and delegate to a matching rule.
 
-    Every judgement classifies the runs with
-    :func:`perfstats.characterization.distribution_class` (SHARP's classes,
-    in this order): constant or monotonic -> stop (flagged); autocorrelated
-    (lag-1 ACF >= 0.8) -> :class:`BlockBootstrapMeans`; normal (KS p > 0.1)
+    Every judgement characterises the runs with :func:`perfstats.characterize`
+    and reads SHARP's class from it (checked in this order): constant or
+    monotonic -> stop (flagged); autocorrelated (lag-1 ACF >= 0.8) -> :class:`BlockBootstrapMeans`; normal (KS p > 0.1)
     -> :class:`CIWidth`; log-normal -> :class:`HDI`; multimodal ->
     :class:`GMM`; uniform -> stop; anything else -> :class:`KSHalves`
     (SHARP's generic self-similarity rule). The delegate judges the same
     runs; the Decision's reason names the class and the delegate, and its
-    ``details`` hold the class, the delegate's name and details and, every
-    ``interval`` runs, nothing else: the full characterisation is
-    :func:`perfstats.characterize` of the runs.
+    ``details`` hold the class, the delegate's name and details, and the
+    whole characterisation (``details["characterization"]``, the
+    :meth:`~perfstats.Characterization.to_dict` of the runs).
 
     The delegates use their own defaults except for their run limits, which
     are raised to ``max_n``, so that only the budget ends the test; at
@@ -114,11 +113,16 @@ class Auto(Rule):
         }
 
     def _decide(self, data: np.ndarray) -> Decision:
-        from ..characterization import distribution_class
+        from ..characterization import characterize
 
         n = int(data.size)
-        kind = distribution_class(data)
-        details: dict[str, Any] = {"distribution": kind, "max_n": self.max_n}
+        found = characterize(data)
+        kind = found.distribution
+        details: dict[str, Any] = {
+            "distribution": kind,
+            "max_n": self.max_n,
+            "characterization": found.to_dict(),
+        }
         if kind in _STOP_AT_ONCE:
             details["delegate"] = None
             reason = f"runs look {kind}: {_STOP_AT_ONCE[kind]}"

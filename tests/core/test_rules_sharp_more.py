@@ -175,6 +175,8 @@ def test_auto_names_the_class_and_the_delegate(make, kind: str, delegate: str) -
     assert d.details["distribution"] == kind
     assert d.details["delegate"] == delegate
     assert d.reason.startswith(f"runs look {kind}, so {delegate} decides: ")
+    assert d.details["characterization"]["distribution"] == kind
+    assert d.details["characterization"]["n"] == 100
 
 
 def test_auto_stops_on_constant_and_monotonic_runs() -> None:
