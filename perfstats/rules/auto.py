@@ -32,9 +32,10 @@ class Auto(Rule):
 
     Every judgement characterises the runs with :func:`perfstats.characterize`
     and reads SHARP's class from it (checked in this order): constant or
-    monotonic -> stop (flagged); autocorrelated (lag-1 ACF >= 0.8) -> :class:`BlockBootstrapMeans`; normal (KS p > 0.1)
-    -> :class:`CIWidth`; log-normal -> :class:`HDI`; multimodal ->
-    :class:`GMM`; uniform -> stop; anything else -> :class:`KSHalves`
+    monotonic -> stop (flagged); autocorrelated (lag-1 ACF >= 0.8) ->
+    :class:`BlockBootstrapMeans`; normal (KS p > 0.1) -> :class:`CIWidth`;
+    log-normal -> :class:`HDI`; multimodal -> :class:`GMM`; uniform -> stop;
+    anything else -> :class:`KSHalves`
     (SHARP's generic self-similarity rule). The delegate judges the same
     runs; the Decision's reason names the class and the delegate, and its
     ``details`` hold the class, the delegate's name and details, and the
