@@ -7,6 +7,9 @@ Three questions, answered with the statistics the literature validated:
 * When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor`, and
   :mod:`perfstats.replay` with :mod:`perfstats.scoring` to evaluate rules on
   recorded traces.
+* What kind of data is this? :func:`characterize` (modes, autocorrelation,
+  change points, warm-up and steady state), :func:`steady_state_start`,
+  :func:`pelt`, :func:`find_modes`, :func:`hdi`.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
   :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
   :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
@@ -67,6 +70,13 @@ _EXPORTS: dict[str, str] = {
     "predict_regression": "prediction",
     "SystemRegression": "system_regression",
     "detect_system_regression": "system_regression",
+    "Modes": "modes",
+    "find_modes": "modes",
+    "hdi": "highest_density",
+    "pelt": "segmentation",
+    "Characterization": "characterization",
+    "characterize": "characterization",
+    "steady_state_start": "characterization",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
@@ -77,6 +87,7 @@ if TYPE_CHECKING:
     from .bootstrap import bootstrap_distribution
     from .callgraph import CallGraph
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
+    from .characterization import Characterization, characterize, steady_state_start
     from .comparison import Comparison, compare
     from .decision import Decision
     from .deviation import LocalDeviation, local_deviation
@@ -87,11 +98,14 @@ if TYPE_CHECKING:
         wilcoxon_ranksum,
         wilcoxon_signedrank,
     )
+    from .highest_density import hdi
     from .interval import Interval
     from .intervals import percentile_ci
+    from .modes import Modes, find_modes
     from .monitor import Monitor
     from .prediction import RegressionPrediction, predict_regression
     from .propagation import Propagation, propagate
+    from .segmentation import pelt
     from .similarity import KSResult, kl_similarity, ks, namd
     from .system_regression import SystemRegression, detect_system_regression
 
@@ -115,12 +129,14 @@ __all__ = [
     "BlockLength",
     "CallGraph",
     "ChangeAgreement",
+    "Characterization",
     "CliffsDelta",
     "Comparison",
     "Decision",
     "Interval",
     "KSResult",
     "LocalDeviation",
+    "Modes",
     "Monitor",
     "Propagation",
     "RankTest",
@@ -131,14 +147,18 @@ __all__ = [
     "acf",
     "bootstrap_distribution",
     "change_agreement",
+    "characterize",
     "cliffs_delta",
     "compare",
     "detect_system_regression",
+    "find_modes",
+    "hdi",
     "kl_similarity",
     "ks",
     "local_deviation",
     "namd",
     "optimal_block_length",
+    "pelt",
     "percentile_ci",
     "plots",
     "predict_regression",
@@ -148,6 +168,7 @@ __all__ = [
     "replay",
     "rules",
     "scoring",
+    "steady_state_start",
     "wilcoxon_ranksum",
     "wilcoxon_signedrank",
 ]

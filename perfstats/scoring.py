@@ -10,6 +10,11 @@
   ``|result - truth| / |truth|``; a test is accurate when it is below the
   allowed error.
 * **Cost**: runs used per test.
+* **Distance to the whole trace** (SHARP's evaluation, "protocol C"): the
+  Kolmogorov-Smirnov distance and the relative difference of the means
+  (the NAMD of a sample and its trace, ``|mean(used) - mean(all)| /
+  mean(all)``) between the runs a test used and the whole trace, and the
+  share of the trace's runs it saved.
 
 :func:`score_distribution` and :func:`score_estimate` apply these to the
 frame :func:`perfstats.replay.replay` returns.
@@ -27,7 +32,7 @@ import pandas as pd
 from ._validation import as_sample, check_level, check_positive, check_quantiles
 from .intervals import percentile_ci
 from .rules._statistic import Statistic, check_statistic, point_estimate
-from .similarity import kl_similarity
+from .similarity import kl_similarity, ks
 from .traces import lookup_trace, named_traces
 
 
@@ -271,6 +276,61 @@ def score_estimate(
     out["truth"] = want
     out["rel_error"] = rel
     out["accurate"] = rel < tol
+    return out
+
+
+def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame:
+    """Add SHARP's distances to the whole trace and the runs saved to a replay frame.
+
+    Each test's runs ``traces[trace][start : start + stop_n]`` are compared
+    with the whole trace ``traces[trace]``.
+
+    Parameters
+    ----------
+    stops : pandas.DataFrame
+        The frame of :func:`perfstats.replay.replay`.
+    traces : mapping of str to array_like
+        The traces that were replayed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``stops`` with ``ks`` (the two-sample KS statistic,
+        :func:`perfstats.ks`), ``namd`` (``|mean(used) - mean(trace)| /
+        |mean(trace)|``, :func:`relative_error` of the means) and ``saved``
+        (``1 - stop_n / len(trace)``).
+
+    References
+    ----------
+    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
+    "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript, Hewlett Packard Labs and University of
+    California, Riverside (undated; its newest reference is from 2023),
+    Section V-C.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from perfstats.scoring import score_prefix
+    >>> x = np.array([10.0, 12.0, 11.0, 13.0, 30.0])
+    >>> stops = pd.DataFrame({"trace": ["a"], "start": [0], "stop_n": [4]})
+    >>> score_prefix(stops, {"a": x})[["ks", "namd", "saved"]].round(3)
+        ks   namd  saved
+    0  0.2  0.243    0.2
+    """
+    ks_values: list[float] = []
+    namd_values: list[float] = []
+    saved: list[float] = []
+    for trace, start, stop_n in _tests(stops):
+        x = as_sample(traces[trace], f"traces[{trace!r}]")
+        used = x[start : start + stop_n]
+        ks_values.append(ks(used, x).statistic)
+        namd_values.append(relative_error(used, x, statistic="mean"))
+        saved.append(1.0 - stop_n / x.size)
+    out = stops.copy()
+    out["ks"] = ks_values
+    out["namd"] = namd_values
+    out["saved"] = saved
     return out
 
 

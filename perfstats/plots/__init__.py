@@ -12,6 +12,8 @@ is imported only when a plot is drawn, so ``import perfstats`` never loads it.
 * A change: :func:`change_distribution` (the bootstrap distribution of a
   relative change with its CI) and :func:`change_table` for an A-B suite.
 * Techniques: :func:`accuracy_cost`, one point per stopping rule.
+* A series: :func:`run_series`, values by run with the warm-up and change
+  points of :func:`perfstats.characterize` and its summary.
 
 Examples
 --------
@@ -42,12 +44,14 @@ _EXPORTS: dict[str, str] = {
     "change_frame": "suite_changes",
     "change_table": "suite_changes",
     "accuracy_cost": "tradeoff",
+    "run_series": "run_series",
 }
 
 if TYPE_CHECKING:
     from .change import change_distribution, change_replicates
     from .distribution import ecdf, histogram
     from .modes import Modes, find_modes
+    from .run_series import run_series
     from .stop_trajectory import Criterion, criterion, judgements, trajectory
     from .suite_changes import change_frame, change_table
     from .tradeoff import accuracy_cost
@@ -78,5 +82,6 @@ __all__ = [
     "find_modes",
     "histogram",
     "judgements",
+    "run_series",
     "trajectory",
 ]

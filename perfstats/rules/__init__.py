@@ -15,6 +15,11 @@ name                rule                                           source
 ``basic-bootstrap`` :class:`BasicBootstrap` (i.i.d. bootstrap CI)  Metior
 ``cov``             :class:`CoV` (settled coefficient of variation) Metior
 ``fixed``           :class:`Fixed` (a fixed count)                 SeBS
+``rse``             :class:`RSE` (relative standard error)         SHARP
+``hdi``             :class:`HDI` (highest-density interval)        SHARP
+``block-means``     :class:`BlockBootstrapMeans` (SHARP's "BB")    SHARP
+``gmm``             :class:`GMM` (Gaussian-mixture likelihood)     SHARP
+``auto``            :class:`Auto` (SHARP's meta-heuristic, "DC")   SHARP
 =================== ============================================== ===========
 """
 
@@ -22,11 +27,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .auto import Auto
 from .base import Rule
 from .baselines import BasicBootstrap, CoV
+from .block_means import BlockBootstrapMeans
 from .fixed import Fixed
+from .gmm import GMM
+from .hdi import HDI
 from .metior import Metior
 from .pt4cloud import PT4Cloud
+from .rse import RSE
 from .sharp import CIWidth, KSHalves
 from .superflow import SuperFlow
 
@@ -39,6 +49,11 @@ RULES: dict[str, type[Rule]] = {
     "basic-bootstrap": BasicBootstrap,
     "cov": CoV,
     "fixed": Fixed,
+    "rse": RSE,
+    "hdi": HDI,
+    "block-means": BlockBootstrapMeans,
+    "gmm": GMM,
+    "auto": Auto,
 }
 
 
@@ -64,8 +79,13 @@ def by_name(name: str, **options: Any) -> Rule:
 
 
 __all__ = [
+    "GMM",
+    "HDI",
+    "RSE",
     "RULES",
+    "Auto",
     "BasicBootstrap",
+    "BlockBootstrapMeans",
     "CIWidth",
     "CoV",
     "Fixed",

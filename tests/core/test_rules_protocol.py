@@ -135,6 +135,11 @@ def test_registry_builds_every_rule() -> None:
         "basic-bootstrap",
         "cov",
         "fixed",
+        "rse",
+        "hdi",
+        "block-means",
+        "gmm",
+        "auto",
     }
     for name, cls in RULES.items():
         assert isinstance(by_name(name), cls)
