@@ -58,11 +58,16 @@ _EXPORTS: dict[str, str] = {
     "change_agreement": "change",
     "Comparison": "comparison",
     "compare": "comparison",
+    "benjamini_hochberg": "multiple",
+    "BenchmarkVerdict": "regression_gate",
+    "GateResult": "regression_gate",
+    "gate": "regression_gate",
+    "parse_threshold": "regression_gate",
 }
-_SUBMODULES = ("rules", "replay", "scoring", "plots")
+_SUBMODULES = ("rules", "replay", "scoring", "plots", "gate_report")
 
 if TYPE_CHECKING:
-    from . import plots, replay, rules, scoring
+    from . import gate_report, plots, replay, rules, scoring
     from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
@@ -79,6 +84,8 @@ if TYPE_CHECKING:
     from .interval import Interval
     from .intervals import percentile_ci
     from .monitor import Monitor
+    from .multiple import benjamini_hochberg
+    from .regression_gate import BenchmarkVerdict, GateResult, gate, parse_threshold
     from .similarity import KSResult, kl_similarity, ks, namd
 
 
@@ -98,11 +105,13 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "BenchmarkVerdict",
     "BlockLength",
     "ChangeAgreement",
     "CliffsDelta",
     "Comparison",
     "Decision",
+    "GateResult",
     "Interval",
     "KSResult",
     "Monitor",
@@ -110,14 +119,18 @@ __all__ = [
     "RelativeChange",
     "__version__",
     "acf",
+    "benjamini_hochberg",
     "bootstrap_distribution",
     "change_agreement",
     "cliffs_delta",
     "compare",
+    "gate",
+    "gate_report",
     "kl_similarity",
     "ks",
     "namd",
     "optimal_block_length",
+    "parse_threshold",
     "percentile_ci",
     "plots",
     "relative_change",
