@@ -59,6 +59,9 @@ _EXPORTS: dict[str, str] = {
     "Comparison": "comparison",
     "compare": "comparison",
     "benjamini_hochberg": "multiple",
+    "ChangePoint": "changepoints",
+    "ChangePoints": "changepoints",
+    "change_points": "changepoints",
     "BenchmarkVerdict": "regression_gate",
     "GateResult": "regression_gate",
     "gate": "regression_gate",
@@ -72,6 +75,7 @@ if TYPE_CHECKING:
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
+    from .changepoints import ChangePoint, ChangePoints, change_points
     from .comparison import Comparison, compare
     from .decision import Decision
     from .effects import (
@@ -108,6 +112,8 @@ __all__ = [
     "BenchmarkVerdict",
     "BlockLength",
     "ChangeAgreement",
+    "ChangePoint",
+    "ChangePoints",
     "CliffsDelta",
     "Comparison",
     "Decision",
@@ -122,6 +128,7 @@ __all__ = [
     "benjamini_hochberg",
     "bootstrap_distribution",
     "change_agreement",
+    "change_points",
     "cliffs_delta",
     "compare",
     "gate",

@@ -42,10 +42,12 @@ _EXPORTS: dict[str, str] = {
     "change_frame": "suite_changes",
     "change_table": "suite_changes",
     "accuracy_cost": "tradeoff",
+    "history": "change_history",
 }
 
 if TYPE_CHECKING:
     from .change import change_distribution, change_replicates
+    from .change_history import history
     from .distribution import ecdf, histogram
     from .modes import Modes, find_modes
     from .stop_trajectory import Criterion, criterion, judgements, trajectory
@@ -77,6 +79,7 @@ __all__ = [
     "ecdf",
     "find_modes",
     "histogram",
+    "history",
     "judgements",
     "trajectory",
 ]
