@@ -36,6 +36,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -131,7 +132,7 @@ def synthetic(n_series: int, seed: int) -> list[tuple[np.ndarray, list[int]]]:
         # Steps at least 30 apart and 30 from the ends.
         while True:
             steps = sorted(int(s) for s in rng.choice(np.arange(30, n - 30), k, replace=False))
-            if all(b - a >= 30 for a, b in zip(steps, steps[1:], strict=False)):
+            if all(b - a >= 30 for a, b in itertools.pairwise(steps)):
                 break
         sizes = rng.uniform(0.05, 0.15, k) * rng.choice([-1, 1], k)
         level = np.ones(n)

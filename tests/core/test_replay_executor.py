@@ -51,5 +51,5 @@ def test_replay_on_other_executors(scope_traces: dict[str, np.ndarray]) -> None:
 
 
 def test_executor_must_be_an_executor() -> None:
-    with pytest.raises(ValueError, match="executor must be a concurrent.futures.Executor"):
+    with pytest.raises(ValueError, match=r"executor must be a concurrent\.futures\.Executor"):
         replay(PT4Cloud(), {"a": np.ones(50)}, executor="tcp://127.0.0.1:8786", progress=False)
