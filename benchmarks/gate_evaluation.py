@@ -18,7 +18,8 @@ different windows).
 Usage::
 
     PERFSTATS_DATA=/work/shared/data python benchmarks/gate_evaluation.py \\
-        [--runs 200] [--aa-suites 100] [--ab-suites 20] [--paired] [--json out.json]
+        [--runs 200] [--aa-suites 100] [--ab-suites 20] [--resamples 1000] [--paired] \\
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -85,13 +86,14 @@ def main() -> None:
     ap.add_argument("--aa-suites", type=int, default=100)
     ap.add_argument("--ab-suites", type=int, default=20)
     ap.add_argument("--paired", action="store_true", help="read runs as interleaved pairs")
+    ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     traces = load_traces(data_dir())
     rng = np.random.default_rng(args.seed)
     opts: dict[str, Any] = {"threshold": 0.02, "fdr": 0.05, "level": 0.95,
-                            "paired": args.paired, "n_resamples": 2000}  # fmt: skip
+                            "paired": args.paired, "n_resamples": args.resamples}  # fmt: skip
     t0 = time.perf_counter()
 
     flagged_suites = 0
