@@ -9,7 +9,10 @@ Three questions, answered with the statistics the literature validated:
   recorded traces.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
   :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
-  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
+  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`;
+  for a suite in CI, :func:`gate` (regression, improvement, equivalent or
+  inconclusive, with :func:`benjamini_hochberg` across benchmarks, rendered
+  by :mod:`perfstats.gate_report`); over a history, :func:`change_points`.
 
 The adapter layer that runs real targets is :mod:`perfstats.adapters`.
 
@@ -62,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "ChangePoint": "changepoints",
     "ChangePoints": "changepoints",
     "change_points": "changepoints",
+    "history_change_points": "changepoints",
     "BenchmarkVerdict": "regression_gate",
     "GateResult": "regression_gate",
     "gate": "regression_gate",
@@ -75,7 +79,7 @@ if TYPE_CHECKING:
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
-    from .changepoints import ChangePoint, ChangePoints, change_points
+    from .changepoints import ChangePoint, ChangePoints, change_points, history_change_points
     from .comparison import Comparison, compare
     from .decision import Decision
     from .effects import (
@@ -133,6 +137,7 @@ __all__ = [
     "compare",
     "gate",
     "gate_report",
+    "history_change_points",
     "kl_similarity",
     "ks",
     "namd",

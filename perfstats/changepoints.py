@@ -28,7 +28,7 @@ from ._kernels.threads import use_threads
 from ._rng import as_generator
 from ._validation import FloatArray, as_sample, check_fraction, check_int, check_level
 
-__all__ = ["ChangePoint", "ChangePoints", "change_points"]
+__all__ = ["ChangePoint", "ChangePoints", "change_points", "history_change_points"]
 
 
 @dataclass(frozen=True)
@@ -376,3 +376,81 @@ def change_points(
         points=tuple(points), n=int(x.size), pvalue=p_level, permutations=n_perm,
         min_size=size, statistic=stat_label, level=lvl,
     )  # fmt: skip
+
+
+def history_change_points(
+    history: Any,
+    *,
+    position: str = "commit",
+    order_by: str | None = None,
+    aggregate: str = "median",
+    **options: Any,
+) -> dict[str, ChangePoints]:
+    """Change points of every benchmark in a tidy history (one row per run).
+
+    Runs are grouped per benchmark and per ``position`` (a commit, a date),
+    each group reduced to one value with ``aggregate``, the positions put in
+    history order, and :func:`change_points` run on each benchmark's series
+    (labelled by position).
+
+    Parameters
+    ----------
+    history : pandas.DataFrame
+        Columns ``benchmark``, ``value`` and ``position`` (plus
+        ``order_by`` when given); e.g. a CSV with ``commit``, ``date``,
+        ``benchmark`` and ``value``, or an importer's output with a
+        ``commit`` column added.
+    position : str, default "commit"
+        The column that says where in the history a run belongs.
+    order_by : str, optional
+        Column that orders the positions (e.g. ``"date"``; the earliest
+        value of each position counts). Default: order of first appearance.
+    aggregate : {"median", "mean", "min"}, default "median"
+        How a position's runs become one value.
+    **options
+        Passed to :func:`change_points` (``pvalue``, ``permutations``,
+        ``min_size``, ``rng``, ...).
+
+    Returns
+    -------
+    dict of str to ChangePoints
+        By benchmark, in order of first appearance.
+
+    Raises
+    ------
+    ValueError
+        On a missing column, an unknown ``aggregate``, or a benchmark whose
+        history is too short for :func:`change_points`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from perfstats import history_change_points
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [("parse", f"c{i:02d}", 10.0 * (1.1 if i >= 12 else 1.0) * rng.lognormal(0, .01))
+    ...         for i in range(24) for _ in range(3)]
+    >>> frame = pd.DataFrame(rows, columns=["benchmark", "commit", "value"])
+    >>> res = history_change_points(frame, rng=1)
+    >>> [p.label for p in res["parse"].points]
+    ['c12']
+    """
+    need = {"benchmark", "value", position} | ({order_by} if order_by else set())
+    columns = set(getattr(history, "columns", ()))
+    if not need <= columns:
+        raise ValueError(
+            f"history needs columns {sorted(need)}; missing {sorted(need - columns)}"
+        )
+    if aggregate not in ("median", "mean", "min"):
+        raise ValueError(f"aggregate must be 'median', 'mean' or 'min'; got {aggregate!r}")
+    out: dict[str, ChangePoints] = {}
+    for name, rows in history.groupby("benchmark", sort=False):
+        grouped = rows.groupby(position, sort=False)
+        series = grouped["value"].agg(aggregate)
+        if order_by is not None:
+            series = series.loc[grouped[order_by].min().sort_values(kind="stable").index]
+        try:
+            out[str(name)] = change_points(series, **options)
+        except ValueError as exc:
+            raise ValueError(f"benchmark {name!r}: {exc}") from None
+    return out

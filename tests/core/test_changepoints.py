@@ -126,3 +126,25 @@ def test_history_plot() -> None:
         plots.history(x[:10], res)
     with pytest.raises(ValueError, match="only when result is None"):
         plots.history(x, res, rng=0)
+
+
+def test_history_change_points_groups_orders_and_labels() -> None:
+    from perfstats import history_change_points
+
+    rng = np.random.default_rng(4)
+    dates = pd.date_range("2026-03-01", periods=30, freq="D")
+    rows = []
+    for i, d in enumerate(dates):
+        for bench, factor in (("fast", 1.0), ("slow", 1.2 if i >= 20 else 1.0)):
+            rows += [(bench, f"sha{i:02d}", d, 5.0 * factor * rng.lognormal(0, 0.005))
+                     for _ in range(4)]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["benchmark", "commit", "date", "value"])
+    shuffled = frame.sample(frac=1.0, random_state=1)
+    res = history_change_points(shuffled, order_by="date", pvalue=0.01, permutations=199, rng=0)
+    assert list(res) == list(dict.fromkeys(shuffled["benchmark"]))
+    assert res["slow"].indices == (20,) and res["slow"].points[0].label == "sha20"
+    assert res["fast"].indices == ()
+    with pytest.raises(ValueError, match="missing \\['date'\\]"):
+        history_change_points(frame.drop(columns="date"), order_by="date")
+    with pytest.raises(ValueError, match="benchmark 'fast'"):
+        history_change_points(frame[frame["commit"] == "sha00"])
