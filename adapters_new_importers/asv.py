@@ -39,6 +39,14 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     use, so the file is refused. A parameterised benchmark becomes one
     benchmark per parameter combination, ``name(p1, p2)``. Failed
     combinations (``null``) are left out.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.asv import parse
+    >>> doc = {"commit_hash": "abc", "result_columns": ["result", "params", "samples"],
+    ...        "results": {"b.time_f": [[1.0, 2.0], [["1", "2"]], [[1.0, 1.1], [2.0, 2.1]]]}}
+    >>> parse(doc).benchmarks
+    ['b.time_f(1)', 'b.time_f(2)']
     """
     results = need(obj, "results", Mapping, NAME, "the file")
     columns = need(obj, "result_columns", list, NAME, "the file")

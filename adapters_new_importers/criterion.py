@@ -22,6 +22,12 @@ def parse(obj: Any, *, name: str = "benchmark", source: str | None = None) -> Re
     value is ``times[i] / iters[i] * 1e-9``. The file does not name the
     benchmark: criterion writes that to ``benchmark.json`` beside it
     (``full_id``), which :func:`read` uses; here it is ``name``.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.criterion import parse
+    >>> parse({"iters": [2.0, 4.0], "times": [100.0, 180.0]}, name="f").values("f").round(12)
+    array([5.0e-08, 4.5e-08])
     """
     iters = need(obj, "iters", list, NAME, "the sample")
     times = need(obj, "times", list, NAME, "the sample")

@@ -26,6 +26,15 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     iteration, in seconds; aggregates (mean, median, stddev, cv) are left
     out, errored runs are refused. Without ``--benchmark_repetitions`` each
     benchmark has one value.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.gbench import parse
+    >>> run = {"name": "BM_x", "run_name": "BM_x", "run_type": "iteration",
+    ...        "iterations": 1000, "real_time": 250.0, "cpu_time": 240.0, "time_unit": "ns"}
+    >>> mean = {**run, "name": "BM_x_mean", "run_type": "aggregate", "aggregate_name": "mean"}
+    >>> parse({"context": {}, "benchmarks": [run, run, mean]}).values("BM_x").round(12)
+    array([2.5e-07, 2.5e-07])
     """
     if metric not in ("real_time", "cpu_time"):
         raise ValueError(f"metric must be 'real_time' or 'cpu_time', got {metric!r}")

@@ -31,6 +31,14 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
     ``b.ReportMetric`` units). Configuration lines (``goos:``, ``pkg:``,
     ``cpu:``) become metadata, as benchstat reads them; the name keeps its
     ``-GOMAXPROCS`` suffix, without the ``Benchmark`` prefix.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.gotest import parse
+    >>> out = "pkg: x\\nBenchmarkF-8   1000   1500 ns/op   16 B/op\\nPASS\\n"
+    >>> res = parse(out)
+    >>> res.benchmarks, res.values("F-8").tolist(), res.metadata
+    (['F-8'], [1.5e-06], {'pkg': 'x'})
     """
     rows: list[tuple[Any, ...]] = []
     meta: dict[str, Any] = {}

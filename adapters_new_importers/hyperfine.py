@@ -23,6 +23,14 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     The benchmark name is the command (or its ``--command-name``); with
     ``--parameter-scan`` each parameter value is its own command already.
     Exit codes, user and system times are kept as columns.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.hyperfine import parse
+    >>> res = parse({"results": [{"command": "ls", "mean": 0.0015,
+    ...                           "times": [0.001, 0.002], "exit_codes": [0, 0]}]})
+    >>> res.values("ls").tolist(), res.benchmark_metadata["ls"]["mean"]
+    ([0.001, 0.002], 0.0015)
     """
     results = need(obj, "results", list, NAME, "the export")
     rows: list[tuple[Any, ...]] = []

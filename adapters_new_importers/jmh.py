@@ -35,6 +35,15 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     ``pkg.Class.method(size=10)``. Times per operation (``avgt``, ``ss``
     modes, ``*/op``) become seconds; throughput keeps its unit (``ops/s``).
     ``sample`` mode stores histograms, not iterations, and is refused.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.jmh import parse
+    >>> doc = [{"benchmark": "a.B.m", "mode": "avgt", "params": {"n": "8"},
+    ...         "primaryMetric": {"scoreUnit": "us/op", "rawData": [[2.0, 2.5], [3.0]]}}]
+    >>> res = parse(doc)
+    >>> res.benchmarks, res.values("a.B.m(n=8)").round(9).tolist(), res.frame["fork"].tolist()
+    (['a.B.m(n=8)'], [2e-06, 2.5e-06, 3e-06], [0, 0, 1])
     """
     if not isinstance(obj, list):
         raise FormatError(NAME, f"is a {type(obj).__name__}, expected a list of results", source)

@@ -25,6 +25,17 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
 
     Warm-up values and calibration runs (runs with warm-ups only) are left
     out; metadata is the suite's, with each benchmark's own on top.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.pyperf import parse
+    >>> doc = {"version": "1.0", "metadata": {"name": "sort", "unit": "second"},
+    ...        "benchmarks": [{"runs": [{"metadata": {}, "warmups": [[1, 0.3]]},
+    ...                                 {"metadata": {}, "values": [0.10, 0.11]}]}]}
+    >>> parse(doc).frame
+      benchmark unit  value  run  process
+    0      sort    s   0.10    0        1
+    1      sort    s   0.11    1        1
     """
     suite_meta = dict(obj.get("metadata", {})) if isinstance(obj, Mapping) else {}
     benches = need(obj, "benchmarks", list, NAME, "the suite")

@@ -25,6 +25,14 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     The per-round times are in ``stats.data`` only when the run used
     ``--benchmark-save-data``; without them the file holds summaries alone
     and is refused.
+
+    Examples
+    --------
+    >>> from adapters_new_importers.pytest_benchmark import parse
+    >>> doc = {"machine_info": {}, "benchmarks": [
+    ...     {"name": "test_a", "fullname": "t.py::test_a", "stats": {"data": [0.5, 0.6]}}]}
+    >>> parse(doc).values("t.py::test_a").tolist()
+    [0.5, 0.6]
     """
     benches = need(obj, "benchmarks", list, NAME, "the file")
     rows: list[tuple[Any, ...]] = []

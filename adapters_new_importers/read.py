@@ -38,6 +38,12 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
     FormatError
         A ValueError naming the format the data looked like and what was
         wrong (empty, truncated, a missing field, no per-run values, ...).
+
+    Examples
+    --------
+    >>> from adapters_new_importers import parse
+    >>> parse("BenchmarkF-2  100  20 ns/op\\n")
+    Results(gotest: 1 benchmarks, 1 values)
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")

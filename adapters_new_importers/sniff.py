@@ -107,6 +107,18 @@ def sniff(data: Any, *, source: str | None = None) -> str:
 
     Returns one of :data:`FORMATS`. Raises FormatError naming what the data
     looked like when no format fits.
+
+    Examples
+    --------
+    >>> from adapters_new_importers import sniff
+    >>> sniff(b'{"results": [{"command": "ls", "times": [0.1]}]}')
+    'hyperfine'
+    >>> try:
+    ...     sniff(b'{"results": [{"command": "ls", "times": [0.1')
+    ... except ValueError as exc:
+    ...     print(exc)  # doctest: +NORMALIZE_WHITESPACE
+    looks like hyperfine but is not valid JSON (cut off: truncated?):
+    Expecting ',' delimiter at line 1 column 45
     """
     if isinstance(data, (str, bytes)):
         obj, text = decode(data, source)

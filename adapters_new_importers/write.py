@@ -48,6 +48,12 @@ def to_pyperf(data: Any, *, unit: str | None = None) -> dict[str, Any]:
     column (pyperf's own runs, when the data came from pyperf); otherwise
     each value is a run of its own, as if measured in a process of its own.
     pyperf accepts only positive values in seconds, bytes or plain numbers.
+
+    Examples
+    --------
+    >>> from adapters_new_importers import to_pyperf
+    >>> to_pyperf({"f": [0.1, 0.2]}, unit="s")["benchmarks"][0]["runs"]
+    [{'metadata': {'loops': 1}, 'values': [0.1]}, {'metadata': {'loops': 1}, 'values': [0.2]}]
     """
     frame = _frame(data, unit)
     benches = []
@@ -78,6 +84,12 @@ def to_bmf(data: Any, *, unit: str | None = None) -> dict[str, Any]:
     Times go to Bencher's ``latency`` measure in nanoseconds; other units to
     a measure named after the unit. ``value`` is the median of the runs,
     ``lower_value`` and ``upper_value`` their minimum and maximum.
+
+    Examples
+    --------
+    >>> from adapters_new_importers import to_bmf
+    >>> to_bmf({"f": [1e-6, 2e-6, 3e-6]}, unit="s")
+    {'f': {'latency': {'value': 2000.0, 'lower_value': 1000.0, 'upper_value': 3000.0}}}
     """
     frame = _frame(data, unit)
     out: dict[str, Any] = {}
