@@ -89,9 +89,11 @@ def replay(
         task; rule and trace are pickled to the worker. The result is
         identical to the serial one, bit for bit: a test depends only on its
         rule, trace and start, and the rules' random streams do not depend
-        on where or on how many threads they run. The executor is not shut
-        down. A ``ProcessPoolExecutor`` of your own should start its workers
-        with ``mp_context=multiprocessing.get_context("spawn")`` (or
+        on where or on how many threads they run. Each task runs numba's
+        kernels single-threaded, as local workers do: run one worker
+        process per core. The executor is not shut down. A
+        ``ProcessPoolExecutor`` of your own should start its workers with
+        ``mp_context=multiprocessing.get_context("spawn")`` (or
         ``"forkserver"``) once numba's threads have run in this process:
         forking a process whose OpenMP pool is running is unsafe.
 
@@ -209,6 +211,16 @@ def _run_job(job: _Job) -> list[tuple[Any, ...]]:
     ]
 
 
+def _run_job_single_threaded(job: _Job) -> list[tuple[Any, ...]]:
+    # On an executor's worker, other workers fill the other cores: kernels
+    # that spread over every core would only contend (measured: two Dask
+    # workers were slower than one). Results do not depend on threads.
+    from ._kernels.threads import single_threaded
+
+    with single_threaded():
+        return _run_job(job)
+
+
 def _init_worker() -> None:
     # One process per core already uses every core; and a worker forked from
     # a process whose numba thread pool runs must not touch that pool.
@@ -230,7 +242,7 @@ def _run_on(executor: Executor, jobs: list[_Job], bar: Any) -> list[tuple[Any, .
     order = sorted(range(len(jobs)), key=lambda i: -_work(jobs[i]))
     results: dict[int, list[tuple[Any, ...]]] = {}
     futures: dict[Future[list[tuple[Any, ...]]], int] = {
-        executor.submit(_run_job, jobs[i]): i for i in order
+        executor.submit(_run_job_single_threaded, jobs[i]): i for i in order
     }
     for future in as_completed(futures):
         i = futures[future]
