@@ -53,3 +53,23 @@ def test_replay_on_other_executors(scope_traces: dict[str, np.ndarray]) -> None:
 def test_executor_must_be_an_executor() -> None:
     with pytest.raises(ValueError, match=r"executor must be a concurrent\.futures\.Executor"):
         replay(PT4Cloud(), {"a": np.ones(50)}, executor="tcp://127.0.0.1:8786", progress=False)
+
+
+def test_single_threaded_is_per_thread_and_restored() -> None:
+    import threading
+
+    from perfstats._kernels.threads import single_threaded, use_threads
+
+    big = 10**9
+    assert use_threads(big)
+    with single_threaded():
+        assert not use_threads(big)
+        with single_threaded():
+            assert not use_threads(big)
+        assert not use_threads(big)
+        seen: list[bool] = []
+        worker = threading.Thread(target=lambda: seen.append(use_threads(big)))
+        worker.start()
+        worker.join()
+        assert seen == [True]  # another thread of the process is not affected
+    assert use_threads(big)
