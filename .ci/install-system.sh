@@ -6,3 +6,4 @@ set -eu
 here=$(dirname "$0")
 sh "$here/install-services.sh"
 sh "$here/install-browser.sh"
+sh "$here/install-benchmark-tools.sh"

@@ -12,7 +12,10 @@ Three questions, answered with the statistics the literature validated:
   :func:`pelt`, :func:`find_modes`, :func:`hdi`.
 * Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
   :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
-  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`.
+  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`;
+  for a suite in CI, :func:`gate` (regression, improvement, equivalent or
+  inconclusive, with :func:`benjamini_hochberg` across benchmarks, rendered
+  by :mod:`perfstats.gate_report`); over a history, :func:`change_points`.
 
 The adapter layer that runs real targets is :mod:`perfstats.adapters`.
 
@@ -77,16 +80,26 @@ _EXPORTS: dict[str, str] = {
     "Characterization": "characterization",
     "characterize": "characterization",
     "steady_state_start": "characterization",
+    "benjamini_hochberg": "multiple",
+    "ChangePoint": "changepoints",
+    "ChangePoints": "changepoints",
+    "change_points": "changepoints",
+    "history_change_points": "changepoints",
+    "BenchmarkVerdict": "regression_gate",
+    "GateResult": "regression_gate",
+    "gate": "regression_gate",
+    "parse_threshold": "regression_gate",
 }
-_SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
+_SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing", "gate_report")
 
 if TYPE_CHECKING:
-    from . import plots, queueing, replay, rules, scoring
+    from . import gate_report, plots, queueing, replay, rules, scoring
     from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
     from .callgraph import CallGraph
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
+    from .changepoints import ChangePoint, ChangePoints, change_points, history_change_points
     from .characterization import Characterization, characterize, steady_state_start
     from .comparison import Comparison, compare
     from .decision import Decision
@@ -103,8 +116,10 @@ if TYPE_CHECKING:
     from .intervals import percentile_ci
     from .modes import Modes, find_modes
     from .monitor import Monitor
+    from .multiple import benjamini_hochberg
     from .prediction import RegressionPrediction, predict_regression
     from .propagation import Propagation, propagate
+    from .regression_gate import BenchmarkVerdict, GateResult, gate, parse_threshold
     from .segmentation import pelt
     from .similarity import KSResult, kl_similarity, ks, namd
     from .system_regression import SystemRegression, detect_system_regression
@@ -126,13 +141,17 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "BenchmarkVerdict",
     "BlockLength",
     "CallGraph",
     "ChangeAgreement",
+    "ChangePoint",
+    "ChangePoints",
     "Characterization",
     "CliffsDelta",
     "Comparison",
     "Decision",
+    "GateResult",
     "Interval",
     "KSResult",
     "LocalDeviation",
@@ -145,19 +164,25 @@ __all__ = [
     "SystemRegression",
     "__version__",
     "acf",
+    "benjamini_hochberg",
     "bootstrap_distribution",
     "change_agreement",
+    "change_points",
     "characterize",
     "cliffs_delta",
     "compare",
     "detect_system_regression",
     "find_modes",
+    "gate",
+    "gate_report",
     "hdi",
+    "history_change_points",
     "kl_similarity",
     "ks",
     "local_deviation",
     "namd",
     "optimal_block_length",
+    "parse_threshold",
     "pelt",
     "percentile_ci",
     "plots",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
@@ -60,6 +60,7 @@ def replay(
     max_n: LimitSpec = None,
     workers: int | None = None,
     progress: bool = True,
+    executor: Executor | None = None,
 ) -> pd.DataFrame:
     """Replay ``rule`` over every test (trace, start) and return the stop points.
 
@@ -81,6 +82,21 @@ def replay(
         process, which is also what happens for a single trace.
     progress : bool, default True
         Show a tqdm progress bar counting tests.
+    executor : concurrent.futures.Executor, optional
+        Run the traces on this executor instead of local worker processes
+        (``workers`` is then ignored): any ``concurrent.futures.Executor``,
+        e.g. a ``ProcessPoolExecutor`` of your own or a Dask cluster's
+        ``distributed.Client(address).get_executor()``. Each trace is one
+        task; rule and trace are pickled to the worker. The result is
+        identical to the serial one, bit for bit: a test depends only on its
+        rule, trace and start, and the rules' random streams do not depend
+        on where or on how many threads they run. Each task runs numba's
+        kernels single-threaded, as local workers do: run one worker
+        process per core. The executor is not shut down. A
+        ``ProcessPoolExecutor`` of your own should start its workers with
+        ``mp_context=multiprocessing.get_context("spawn")`` (or
+        ``"forkserver"``) once numba's threads have run in this process:
+        forking a process whose OpenMP pool is running is unsafe.
 
     Returns
     -------
@@ -105,11 +121,17 @@ def replay(
     """
     jobs = _jobs(rule, traces, starts, max_n)
     n_workers = (os.cpu_count() or 1) if workers is None else check_int(workers, "workers")
+    if executor is not None and not isinstance(executor, Executor):
+        raise ValueError(
+            f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}"
+        )
     total = sum(len(job.starts) for job in jobs)
     bar = _progress_bar(total, progress)
     rows: list[tuple[Any, ...]] = []
     try:
-        if n_workers == 1 or len(jobs) <= 1:
+        if executor is not None:
+            rows = _run_on(executor, jobs, bar)
+        elif n_workers == 1 or len(jobs) <= 1:
             for job in jobs:
                 result = _run_job(job)
                 rows.extend(result)
@@ -190,6 +212,16 @@ def _run_job(job: _Job) -> list[tuple[Any, ...]]:
     ]
 
 
+def _run_job_single_threaded(job: _Job) -> list[tuple[Any, ...]]:
+    # On an executor's worker, other workers fill the other cores: kernels
+    # that spread over every core would only contend (measured: two Dask
+    # workers were slower than one). Results do not depend on threads.
+    from ._kernels.threads import single_threaded
+
+    with single_threaded():
+        return _run_job(job)
+
+
 def _init_worker() -> None:
     # One process per core already uses every core; and a worker forked from
     # a process whose numba thread pool runs must not touch that pool.
@@ -199,20 +231,24 @@ def _init_worker() -> None:
 
 
 def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any, ...]]:
+    with ProcessPoolExecutor(
+        max_workers=n_workers, mp_context=_context(), initializer=_init_worker
+    ) as pool:
+        return _run_on(pool, jobs, bar)
+
+
+def _run_on(executor: Executor, jobs: list[_Job], bar: Any) -> list[tuple[Any, ...]]:
     # Longest traces first, so that no worker is left with one long job at
     # the end; results are put back in input order afterwards.
     order = sorted(range(len(jobs)), key=lambda i: -_work(jobs[i]))
     results: dict[int, list[tuple[Any, ...]]] = {}
-    with ProcessPoolExecutor(
-        max_workers=n_workers, mp_context=_context(), initializer=_init_worker
-    ) as pool:
-        futures: dict[Future[list[tuple[Any, ...]]], int] = {
-            pool.submit(_run_job, jobs[i]): i for i in order
-        }
-        for future in as_completed(futures):
-            i = futures[future]
-            results[i] = future.result()
-            bar.update(len(results[i]))
+    futures: dict[Future[list[tuple[Any, ...]]], int] = {
+        executor.submit(_run_job_single_threaded, jobs[i]): i for i in order
+    }
+    for future in as_completed(futures):
+        i = futures[future]
+        results[i] = future.result()
+        bar.update(len(results[i]))
     return [row for i in range(len(jobs)) for row in results[i]]
 
 

@@ -11,9 +11,16 @@ identical numbers.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 PARALLEL_WORK = 250_000
 
 _allowed = True
+# Per-thread override: a task on an executor's worker thread runs its
+# kernels serially without touching what other threads of the process do.
+_local = threading.local()
 
 
 def allow_threads(flag: bool) -> None:
@@ -22,6 +29,17 @@ def allow_threads(flag: bool) -> None:
     _allowed = bool(flag)
 
 
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Run the kernels called in this block (in this thread) serially."""
+    before = getattr(_local, "serial", False)
+    _local.serial = True
+    try:
+        yield
+    finally:
+        _local.serial = before
+
+
 def use_threads(work: int) -> bool:
     """Whether a kernel doing ``work`` element visits should run in parallel."""
-    return _allowed and work > PARALLEL_WORK
+    return _allowed and not getattr(_local, "serial", False) and work > PARALLEL_WORK

@@ -44,16 +44,18 @@ _EXPORTS: dict[str, str] = {
     "change_frame": "suite_changes",
     "change_table": "suite_changes",
     "accuracy_cost": "tradeoff",
-    "run_series": "run_series",
+    "run_series": "timeseries",
+    "history": "change_history",
 }
 
 if TYPE_CHECKING:
     from .change import change_distribution, change_replicates
+    from .change_history import history
     from .distribution import ecdf, histogram
     from .modes import Modes, find_modes
-    from .run_series import run_series
     from .stop_trajectory import Criterion, criterion, judgements, trajectory
     from .suite_changes import change_frame, change_table
+    from .timeseries import run_series
     from .tradeoff import accuracy_cost
 
 
@@ -81,6 +83,7 @@ __all__ = [
     "ecdf",
     "find_modes",
     "histogram",
+    "history",
     "judgements",
     "run_series",
     "trajectory",

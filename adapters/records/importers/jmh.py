@@ -1,0 +1,71 @@
+"""JMH ``-rf json``: every measurement iteration of every fork (``primaryMetric.rawData``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .results import FormatError, Results, build, need, time_unit
+
+NAME = "JMH"
+
+
+def looks_like(obj: Any) -> bool:
+    """A list of objects with ``benchmark`` and ``primaryMetric``."""
+    return (
+        isinstance(obj, list)
+        and len(obj) > 0
+        and all(isinstance(b, Mapping) and "primaryMetric" in b for b in obj)
+    )
+
+
+def _unit(score_unit: str, where: str) -> tuple[str, float]:
+    # "ns/op" is a time per operation (seconds here); "ops/s" and the like
+    # stay as JMH wrote them.
+    head, _, tail = score_unit.partition("/")
+    if tail == "op":
+        return "s", time_unit(head, NAME, where)
+    return score_unit, 1.0
+
+
+def parse(obj: Any, *, source: str | None = None) -> Results:
+    """Results from decoded JMH JSON: one value per measurement iteration.
+
+    The name is the benchmark method with its ``@Param`` values,
+    ``pkg.Class.method(size=10)``. Times per operation (``avgt``, ``ss``
+    modes, ``*/op``) become seconds; throughput keeps its unit (``ops/s``).
+    ``sample`` mode stores histograms, not iterations, and is refused.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.jmh import parse
+    >>> doc = [{"benchmark": "a.B.m", "mode": "avgt", "params": {"n": "8"},
+    ...         "primaryMetric": {"scoreUnit": "us/op", "rawData": [[2.0, 2.5], [3.0]]}}]
+    >>> res = parse(doc)
+    >>> res.benchmarks, res.values("a.B.m(n=8)").round(9).tolist(), res.frame["fork"].tolist()
+    (['a.B.m(n=8)'], [2e-06, 2.5e-06, 3e-06], [0, 0, 1])
+    """
+    if not isinstance(obj, list):
+        raise FormatError(NAME, f"is a {type(obj).__name__}, expected a list of results", source)
+    rows: list[tuple[Any, ...]] = []
+    per: dict[str, dict[str, Any]] = {}
+    for i, b in enumerate(obj):
+        where = f"[{i}]"
+        bench = need(b, "benchmark", str, NAME, where)
+        params = b.get("params") or {}
+        name = bench + (f"({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
+        if name in per:
+            raise FormatError(NAME, f"benchmark {name!r} appears twice", source)
+        metric = need(b, "primaryMetric", Mapping, NAME, where)
+        if "rawData" not in metric:
+            what = "rawDataHistogram (sample mode)" if "rawDataHistogram" in metric else "no data"
+            raise FormatError(NAME, f"{where} ({name}) has {what}, not rawData", source)
+        unit, scale = _unit(str(metric.get("scoreUnit", "")), where)
+        raw = need(metric, "rawData", list, NAME, f"{where}.primaryMetric")
+        for fork, values in enumerate(raw):
+            if not isinstance(values, list):
+                raise FormatError(NAME, f"{where}.rawData[{fork}] is not a list", source)
+            rows.extend((name, unit, v * scale, fork) for v in values)
+        per[name] = {k: b.get(k) for k in ("mode", "threads", "forks", "jvm", "jdkVersion",
+                                           "jmhVersion", "params") if k in b}  # fmt: skip
+    return build(rows, NAME, extra=["fork"], benchmark_metadata=per, source=source)

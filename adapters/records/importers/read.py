@@ -1,0 +1,94 @@
+"""Read another tool's results: sniff the format, parse it into tidy :class:`Results`.
+
+:func:`parse` is pure (content in, results out); :func:`read` is the file
+entry point (a file, or a criterion output directory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .results import FormatError, Results
+from .sniff import FORMATS, MODULES, decode, name_of, sniff
+
+
+def parse(data: Any, *, format: str | None = None, source: str | None = None,
+          **options: Any) -> Results:  # fmt: skip
+    """Parse results of another tool from text, bytes or a decoded JSON object.
+
+    Parameters
+    ----------
+    data : str, bytes or JSON object
+        The file's content.
+    format : str, optional
+        One of :data:`FORMATS`; sniffed when not given.
+    source : str, optional
+        Where the data came from, for error messages.
+    **options
+        Passed to the format's parser (``metric=`` for gbench and gotest,
+        ``name=`` for criterion).
+
+    Raises
+    ------
+    FormatError
+        A ValueError naming the format the data looked like and what was
+        wrong (empty, truncated, a missing field, no per-run values, ...).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers import parse
+    >>> parse("BenchmarkF-2  100  20 ns/op\\n")
+    Results(gotest: 1 benchmarks, 1 values)
+    """
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+    fmt = format or sniff(data, source=source)
+    module = MODULES[fmt]
+    if fmt == "gotest":
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        if not isinstance(text, str):
+            raise FormatError(name_of(fmt), "needs text, got a JSON object", source)
+        return dataclasses.replace(module.parse(text, source=source, **options), format=fmt)
+    obj = decode(data, source)[0] if isinstance(data, (str, bytes)) else data
+    if obj is None:
+        raise FormatError(name_of(fmt), "is not JSON", source)
+    if format is not None and not module.looks_like(obj):
+        raise FormatError(name_of(fmt), "lacks the fields that format has", source)
+    return dataclasses.replace(module.parse(obj, source=source, **options), format=fmt)
+
+
+def read(path: str | Path, *, format: str | None = None, **options: Any) -> Results:
+    """Read a results file of another tool (format sniffed unless given).
+
+    A criterion ``sample.json`` takes its benchmark's name from the
+    ``benchmark.json`` beside it; a directory is read as criterion's output
+    (``target/criterion``): every ``new/sample.json`` below it.
+    """
+    p = Path(path)
+    if p.is_dir():
+        return _criterion_tree(p)
+    data = p.read_bytes()
+    source = str(p)
+    if format in (None, "criterion") and p.name == "sample.json" and "name" not in options:
+        meta = p.parent / "benchmark.json"
+        if meta.exists():
+            options["name"] = json.loads(meta.read_text()).get("full_id", p.parent.parent.name)
+    return parse(data, format=format, source=source, **options)
+
+
+def _criterion_tree(root: Path) -> Results:
+    samples = sorted(root.rglob("new/sample.json"))
+    if not samples:
+        raise FormatError("criterion", "directory has no */new/sample.json", str(root))
+    parts = [read(s, format="criterion") for s in samples]
+    names = [r.benchmarks[0] for r in parts]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise FormatError("criterion", f"benchmark {dup!r} appears twice", str(root))
+    frame = pd.concat([r.frame for r in parts], ignore_index=True)
+    return Results(frame, "criterion", parts[0].metadata, {})
