@@ -58,6 +58,8 @@ _EXPORTS: dict[str, str] = {
     "change_agreement": "change",
     "Comparison": "comparison",
     "compare": "comparison",
+    "LocalDeviation": "deviation",
+    "local_deviation": "deviation",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots")
 
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
     from .comparison import Comparison, compare
     from .decision import Decision
+    from .deviation import LocalDeviation, local_deviation
     from .effects import (
         CliffsDelta,
         RankTest,
@@ -105,6 +108,7 @@ __all__ = [
     "Decision",
     "Interval",
     "KSResult",
+    "LocalDeviation",
     "Monitor",
     "RankTest",
     "RelativeChange",
@@ -116,6 +120,7 @@ __all__ = [
     "compare",
     "kl_similarity",
     "ks",
+    "local_deviation",
     "namd",
     "optimal_block_length",
     "percentile_ci",
