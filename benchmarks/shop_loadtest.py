@@ -33,6 +33,7 @@ class LoadTestRun:
     errors: int
     spans: list[dict[str, Any]] = field(repr=False)
     wall_s: float
+    pids: dict[str, int]
 
     @property
     def mean_ms(self) -> float:
@@ -59,7 +60,8 @@ def run_load_test(
     """Start a fresh shop running ``injection``, load it, stop it, return the measurements."""
     t_wall = time.perf_counter()
     with Shop(injection) as shop:
-        procs = {name: psutil.Process(pid) for name, pid in shop.pids.items()}
+        pids = shop.pids
+        procs = {name: psutil.Process(pid) for name, pid in pids.items()}
         snaps: dict[str, tuple[float, dict[str, float]]] = {}
 
         def mark(edge: str) -> None:
@@ -99,4 +101,5 @@ def run_load_test(
         errors=len(measured) - len(good),
         spans=spans,
         wall_s=time.perf_counter() - t_wall,
+        pids=pids,
     )

@@ -1,9 +1,11 @@
 """OpenTelemetry-style spans of the shop's components, and the injection hook.
 
 A span is a plain dict ``{"trace_id", "id", "parent_id", "name", "service",
-"start", "end"}`` (times in seconds since the epoch, as ``time.time()``; the
-parent of a root span is ``None``), the fields an OpenTelemetry exporter
-writes. The context (trace and current span) travels between services in the
+"start", "end", "cpu"}`` (times in seconds since the epoch, as
+``time.time()``; the parent of a root span is ``None``), the fields an
+OpenTelemetry exporter writes, plus one attribute: ``cpu``, the thread CPU
+time the span used (a remote call's CPU time is the callee's, not in it).
+The context (trace and current span) travels between services in the
 ``X-Trace-Id``/``X-Parent-Id`` request headers.
 """
 
@@ -66,7 +68,7 @@ def component(name: str, service: str) -> Iterator[None]:
     call, measured here; nested components are part of that time.
     """
     factor = injection.active().factor(name)
-    cpu0 = time.thread_time() if factor else 0.0
+    cpu0 = time.thread_time() if factor or _enabled else 0.0
     if not _enabled:
         yield
         if factor:
@@ -86,6 +88,7 @@ def component(name: str, service: str) -> Iterator[None]:
             injection.spin(factor * (time.thread_time() - cpu0))
     finally:
         end = time.time()
+        cpu = time.thread_time() - cpu0
         _local.span_id = parent
         if parent is None:
             _local.trace_id = None
@@ -97,6 +100,7 @@ def component(name: str, service: str) -> Iterator[None]:
             "service": service,
             "start": start,
             "end": end,
+            "cpu": cpu,
         }
         with _lock:
             if len(_spans) < MAX_SPANS:

@@ -1,0 +1,420 @@
+"""System-level regression verdicts from component benchmarks, against load tests (Liao et al.).
+
+The evaluation of Liao et al. (Section IV, Tables I and II) on the example
+shop of ``examples/shop`` (three services on 127.0.0.1):
+
+* **Oracle.** For every version (no regression, and L1..L3 x Low/Medium/High
+  = a busy wait of 10/50/250% of the component's own time) a real open-loop
+  load test (Poisson arrivals, request mix of the scenario, warm-up
+  excluded), repeated ``--reps`` times; the repetitions are interleaved
+  (all versions once, then again) so that the machine's drift hits every
+  version alike. Response times are pooled over the repetitions; a version
+  regresses when the rank-sum p <= 0.05, Cliff's delta is beyond negligible
+  and the mean got slower (:func:`perfstats.local_deviation`). CPU % per
+  service comes from the processes' CPU time.
+* **Model.** Built once from the load tests of the original version under
+  the fixed workload (paper IV-E): the system call graph from the services'
+  spans, the queueing network's demands by the utilisation law
+  (``benchmarks/shop_model.py``). The variants reuse it with their own
+  arrival rates.
+* **Prediction.** Per version: the shop's component test suites before and
+  after (30 runs each, and a cProfile profile), then
+  :func:`perfstats.detect_system_regression` (local deviations, mapping onto
+  the system graph, propagation to service demands, simulation of the
+  model before and after). Its wall time includes the component benchmarks.
+
+Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
+rate), ``variant2`` (another request mix), ``variant3`` (both).
+
+Usage::
+
+    python -m benchmarks.system_regression --scenario all \
+        --json benchmarks/results/system_regression.json
+    python -m benchmarks.system_regression --scenario fixed --versions L1-High,L3-Low \
+        --duration 5 --reps 1
+
+References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
+Hoorn and W. Shang, "Early Detection of Performance Regressions by Bridging
+Local Performance Data and Architectural Models", ICSE 2025.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+import perfstats
+from examples.shop.cluster import ORDER
+from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
+from examples.shop.loadgen import Workload
+
+from .shop_components import ComponentRun, run_components
+from .shop_loadtest import LoadTestRun, run_load_test
+from .shop_model import estimate_demands
+
+FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
+OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
+BASE_RATE = 50.0
+HIGH_RATE = 80.0
+SCENARIOS: dict[str, Workload] = {
+    "fixed": Workload(BASE_RATE, FIXED_MIX),
+    "variant1": Workload(HIGH_RATE, FIXED_MIX),
+    "variant2": Workload(BASE_RATE, OTHER_MIX),
+    "variant3": Workload(HIGH_RATE, OTHER_MIX),
+}
+VERSIONS = tuple(f"{loc}-{level}" for loc in LOCATIONS for level in INTENSITIES)
+ALPHA = 0.05
+COMPONENT_RUNS = 30
+
+
+@dataclass(frozen=True)
+class Model:
+    """The architectural model recovered from the original version's load tests."""
+
+    system_graph: Any
+    demands: dict[str, dict[str, float]]
+    wall_s: float
+
+    def network(self, workload: Workload) -> Any:
+        rates = workload.arrival_rates()
+        stations = [
+            perfstats.queueing.Station(
+                name,
+                servers=1,
+                demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
+            )
+            for name in ORDER
+        ]
+        return perfstats.queueing.OpenNetwork(stations, arrival_rates=rates)
+
+
+def build_model(runs: Sequence[LoadTestRun]) -> Model:
+    t0 = time.perf_counter()
+    spans = [s for run in runs for s in run.spans]
+    graph = perfstats.CallGraph.from_spans(spans)
+    return Model(graph, estimate_demands(runs), time.perf_counter() - t0)
+
+
+# --- the oracle -------------------------------------------------------------
+
+
+def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) -> dict[str, Any]:
+    """The load tests' verdict: pooled response times, mean CPU % per service."""
+    b = np.concatenate([r.response_ms for r in before])
+    a = np.concatenate([r.response_ms for r in after])
+    dev = perfstats.local_deviation(b, a, alpha=ALPHA, unit="ms")
+    cpu = {
+        s: float(np.mean([r.cpu_percent[s] for r in after]) - np.mean([r.cpu_percent[s] for r in before]))
+        for s in ORDER
+    }
+    return {
+        "mpd_ms": dev.md,
+        "cliffs_delta": dev.cliffs_delta,
+        "magnitude": dev.magnitude,
+        "p_value": dev.pvalue,
+        "regression": bool(dev.deviated and dev.md > 0),
+        "cpu_mpd": cpu,
+        "mean_ms_before": dev.mean_before,
+        "mean_ms_after": dev.mean_after,
+        "n_before": dev.n_before,
+        "n_after": dev.n_after,
+    }
+
+
+# --- the prediction ---------------------------------------------------------
+
+
+def component_times_ms(run: ComponentRun) -> dict[str, np.ndarray]:
+    return {name: t * 1e3 for name, t in run.times.items()}
+
+
+def predict(
+    version: str, model: Model, workload: Workload, *, rng: int, before: ComponentRun | None = None
+) -> tuple[dict[str, Any], float]:
+    """The approach's verdict for one version, and its wall time (seconds).
+
+    The wall time covers the component benchmarks of both versions (unless
+    ``before`` is given: then it covers the changed version's only) and every
+    step of the pipeline.
+    """
+    t0 = time.perf_counter()
+    if before is None:
+        before = run_components(Injection(), runs=COMPONENT_RUNS)
+    after = run_components(Injection.parse(version), runs=COMPONENT_RUNS)
+    local_graph = perfstats.CallGraph.from_pstats(before.profile)
+    result = perfstats.detect_system_regression(
+        component_times_ms(before),
+        component_times_ms(after),
+        local_graph=local_graph,
+        system_graph=model.system_graph,
+        model=model.network(workload),
+        rng=rng,
+    )
+    wall = time.perf_counter() - t0
+    pred = result.prediction
+    cpu = {s: float(pred.cpu_mpd[s]) for s in ORDER}
+    return (
+        {
+            "mpd_ms": float(pred.mpd * 1e3),
+            "cliffs_delta": float(pred.cliffs_delta),
+            "magnitude": str(pred.magnitude),
+            "p_value": float(pred.pvalue),
+            "regression": bool(pred.regression),
+            "cpu_mpd": cpu,
+            "reason": str(pred.reason),
+            "demand_factors": {k: float(v) for k, v in result.propagation.demand_factors.items()},
+            "deviated_components": sorted(
+                name for name, d in result.deviations.items() if d.deviated
+            ),
+        },
+        wall,
+    )
+
+
+def outcome(model_regression: bool, oracle_regression: bool) -> str:
+    if model_regression:
+        return "TP" if oracle_regression else "FP"
+    return "FN" if oracle_regression else "TN"
+
+
+# --- one scenario -----------------------------------------------------------
+
+
+def run_scenario(
+    name: str,
+    versions: Sequence[str],
+    *,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int,
+    keep_spans: bool,
+    bar: tqdm | None,
+) -> tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]:
+    """Interleaved load tests: ``reps`` rounds of (original, every version)."""
+    workload = SCENARIOS[name]
+    base: list[LoadTestRun] = []
+    runs: dict[str, list[LoadTestRun]] = {v: [] for v in versions}
+    for rep in range(reps):
+        rep_seed = seed + 1000 * rep + list(SCENARIOS).index(name)
+        for version in ("original", *versions):
+            if bar is not None:
+                bar.set_postfix_str(f"{name} rep {rep + 1} {version}")
+            inj = Injection() if version == "original" else Injection.parse(version)
+            run = run_load_test(
+                inj,
+                workload,
+                duration=duration,
+                warmup=warmup,
+                seed=rep_seed,
+                keep_spans=keep_spans and version == "original",
+            )
+            (base if version == "original" else runs[version]).append(run)
+            if bar is not None:
+                bar.update(1)
+    return base, runs
+
+
+def run_summary(run: LoadTestRun) -> dict[str, Any]:
+    return {
+        "mean_ms": run.mean_ms,
+        "n": int(run.response_ms.size),
+        "errors": run.errors,
+        "cpu_percent": run.cpu_percent,
+        "wall_s": run.wall_s,
+    }
+
+
+def evaluate(
+    scenarios: Sequence[str],
+    versions: Sequence[str],
+    *,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int = 20250,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run the load tests and predictions; the JSON document of the results."""
+    n_tests = (len(scenarios) + ("fixed" not in scenarios)) * reps * (len(versions) + 1)
+    bar = tqdm(total=n_tests + len(scenarios) * len(versions), disable=not progress, desc="system")
+    out: dict[str, Any] = {}
+    load_runs: dict[str, tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]] = {}
+    order = ["fixed"] + [s for s in scenarios if s != "fixed"]
+    model: Model | None = None
+    t_model = 0.0
+    for name in order:
+        vs = versions if name in scenarios else ()
+        if name not in scenarios:
+            bar.total -= reps * len(versions)
+        load_runs[name] = run_scenario(
+            name, vs, duration=duration, warmup=warmup, reps=reps, seed=seed,
+            keep_spans=name == "fixed", bar=bar,
+        )
+        if model is None:
+            model = build_model(load_runs["fixed"][0])
+            t_model = model.wall_s
+    assert model is not None
+    wall_load = 0.0
+    wall_pred = 0.0
+    for name in scenarios:
+        base, runs = load_runs[name]
+        rows = []
+        for i, version in enumerate(versions):
+            bar.set_postfix_str(f"{name} predict {version}")
+            pred, pred_wall = predict(version, model, SCENARIOS[name], rng=seed + i)
+            bar.update(1)
+            oracle = oracle_verdict(base, runs[version])
+            load_wall = float(sum(r.wall_s for r in runs[version]))
+            wall_load += load_wall
+            wall_pred += pred_wall
+            loc, level = version.split("-")
+            rows.append(
+                {
+                    "version": version,
+                    "location": loc,
+                    "component": LOCATIONS[loc],
+                    "intensity": level,
+                    "injected_share": INTENSITIES[level],
+                    "load_test": oracle,
+                    "model": pred,
+                    "outcome": outcome(pred["regression"], oracle["regression"]),
+                    "cpu_abs_diff": {
+                        s: abs(pred["cpu_mpd"][s] - oracle["cpu_mpd"][s]) for s in ORDER
+                    },
+                    "wall_s": {
+                        "prediction": pred_wall,
+                        "load_test": load_wall,
+                        "ratio": pred_wall / load_wall,
+                    },
+                    "load_test_runs": [run_summary(r) for r in runs[version]],
+                }
+            )
+        out[name] = rows
+        out.setdefault("original_runs", {})[name] = [run_summary(r) for r in base]
+    bar.close()
+    out["wall_s"] = {
+        "prediction": wall_pred,
+        "load_tests": wall_load,
+        "model_construction": t_model,
+        "prediction_per_version_max": max(
+            (r["wall_s"]["prediction"] for s in scenarios for r in out[s]), default=0.0
+        ),
+    }
+    out["summary"] = summary(out, scenarios)
+    out["model"] = {
+        "stations": list(ORDER),
+        "servers": 1,
+        "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
+        "arrival_rates": {s: SCENARIOS[s].arrival_rates() for s in SCENARIOS},
+    }
+    out["settings"] = {
+        "duration_s": duration,
+        "warmup_s": warmup,
+        "reps": reps,
+        "seed": seed,
+        "component_runs": COMPONENT_RUNS,
+        "scenarios": {s: {"rate": w.rate, "mix": dict(w.mix)} for s, w in SCENARIOS.items()},
+        "cpu_count": os.cpu_count(),
+        "loadavg_at_end": list(os.getloadavg()),
+        "python": sys.version.split()[0],
+    }
+    return out
+
+
+def summary(out: dict[str, Any], scenarios: Sequence[str]) -> dict[str, Any]:
+    res: dict[str, Any] = {}
+    for name in scenarios:
+        rows = out[name]
+        counts = {k: sum(r["outcome"] == k for r in rows) for k in ("TP", "TN", "FP", "FN")}
+        res[name] = {
+            **counts,
+            "agree": counts["TP"] + counts["TN"],
+            "n": len(rows),
+            "cpu_abs_diff_max": max(max(r["cpu_abs_diff"].values()) for r in rows),
+            "prediction_s_max": max(r["wall_s"]["prediction"] for r in rows),
+            "ratio_max": max(r["wall_s"]["ratio"] for r in rows),
+        }
+    return res
+
+
+def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
+    """Table I/II layout: per version, load test vs model, outcome and CPU |delta|."""
+    lines = []
+    for name in scenarios:
+        w = SCENARIOS[name]
+        lines.append(f"== {name}: {w.rate:g} req/s, mix {dict(w.mix)}")
+        lines.append(
+            f"{'version':<10} {'test MPD ms':>11} {'delta':>6} {'p':>8} | "
+            f"{'model MPD ms':>12} {'delta':>6} {'p':>8} | {'out':<3} | "
+            f"{'CPU MPD test/model per service (points)':<44} {'max|d|':>6} | {'pred s':>6} {'test s':>6}"
+        )
+        for r in out[name]:
+            t, m = r["load_test"], r["model"]
+            cpu = " ".join(
+                f"{s[:3]} {t['cpu_mpd'][s]:+.1f}/{m['cpu_mpd'][s]:+.1f}" for s in ORDER
+            )
+            lines.append(
+                f"{r['version']:<10} {t['mpd_ms']:>11.2f} {t['cliffs_delta']:>6.3f} {t['p_value']:>8.2g} | "
+                f"{m['mpd_ms']:>12.2f} {m['cliffs_delta']:>6.3f} {m['p_value']:>8.2g} | "
+                f"{r['outcome']:<3} | {cpu:<44} {max(r['cpu_abs_diff'].values()):>6.2f} | "
+                f"{r['wall_s']['prediction']:>6.1f} {r['wall_s']['load_test']:>6.1f}"
+            )
+        s = out["summary"][name]
+        lines.append(
+            f"   agreement {s['agree']}/{s['n']} (TP {s['TP']}, TN {s['TN']}, FP {s['FP']}, "
+            f"FN {s['FN']}); max CPU |delta| {s['cpu_abs_diff_max']:.2f} points; "
+            f"prediction <= {s['prediction_s_max']:.1f} s, ratio to load test <= {s['ratio_max']:.3f}"
+        )
+        lines.append("")
+    ws = out["wall_s"]
+    lines.append(
+        f"wall: predictions {ws['prediction']:.0f} s in all, load tests {ws['load_tests']:.0f} s "
+        f"in all; model construction {ws['model_construction']:.2f} s"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", default="all", choices=[*SCENARIOS, "all"])
+    parser.add_argument("--versions", default=",".join(VERSIONS),
+                        help="comma-separated, e.g. L1-High,L2-Low (default: all nine)")
+    parser.add_argument("--duration", type=float, default=10.0,
+                        help="measured seconds per load test, after the warm-up")
+    parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds (excluded)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of each load test")
+    parser.add_argument("--seed", type=int, default=20250)
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    scenarios = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    versions = [v.strip() for v in args.versions.split(",") if v.strip()]
+    for v in versions:
+        if v not in VERSIONS:
+            parser.error(f"unknown version {v!r}; choose from {', '.join(VERSIONS)}")
+    out = evaluate(
+        scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
+        seed=args.seed, progress=not args.no_progress,
+    )
+    text = format_tables(out, scenarios)
+    print(text)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=1, default=float) + "\n")
+        args.json.with_suffix(".txt").write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
