@@ -61,10 +61,10 @@ _EXPORTS: dict[str, str] = {
     "LocalDeviation": "deviation",
     "local_deviation": "deviation",
 }
-_SUBMODULES = ("rules", "replay", "scoring", "plots")
+_SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
 if TYPE_CHECKING:
-    from . import plots, replay, rules, scoring
+    from . import plots, queueing, replay, rules, scoring
     from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
@@ -125,6 +125,7 @@ __all__ = [
     "optimal_block_length",
     "percentile_ci",
     "plots",
+    "queueing",
     "relative_change",
     "replay",
     "rules",

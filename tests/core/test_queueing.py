@@ -1,0 +1,269 @@
+"""perfstats.queueing against textbook formulas and its own simulation.
+
+Reference values are computed here independently of the library:
+M/M/1 and M/M/c (Erlang C from its factorial closed form), the
+finite-population M/M/1//N "machine repairman" system (Kleinrock,
+Queueing Systems Vol. 1, 1975, Section 3.8) and, for multi-class closed
+networks, the product-form (BCMP) state probabilities summed by brute force.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfstats.queueing import ClosedNetwork, OpenNetwork, Station, erlang_c
+
+
+def erlang_c_closed_form(c: int, a: float) -> float:
+    rho = a / c
+    top = a**c / math.factorial(c) / (1.0 - rho)
+    return top / (sum(a**k / math.factorial(k) for k in range(c)) + top)
+
+
+def test_mm1_textbook() -> None:
+    net = OpenNetwork([Station("cpu", demands={"req": 0.5})], arrival_rates={"req": 1.0})
+    sol = net.solve()
+    assert sol.utilization["cpu"] == pytest.approx(0.5, rel=1e-12)
+    assert sol.response_time["req"] == pytest.approx(1.0, rel=1e-12)
+    assert sol.throughput["req"] == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(c=st.integers(min_value=1, max_value=40), rho=st.floats(min_value=0.01, max_value=0.99))
+def test_erlang_c_equals_closed_form(c: int, rho: float) -> None:
+    assert erlang_c(c, rho * c) == pytest.approx(erlang_c_closed_form(c, rho * c), rel=1e-9)
+
+
+@pytest.mark.parametrize(("c", "lam", "mu"), [(2, 2.0, 2.0), (3, 5.0, 2.0), (8, 30.0, 4.5)])
+def test_mmc_response_time(c: int, lam: float, mu: float) -> None:
+    net = OpenNetwork(
+        [Station("pool", servers=c, demands={"req": 1.0 / mu})], arrival_rates={"req": lam}
+    )
+    sol = net.solve()
+    expected = 1.0 / mu + erlang_c_closed_form(c, lam / mu) / (c * mu - lam)
+    assert sol.response_time["req"] == pytest.approx(expected, rel=1e-10)
+    assert sol.utilization["pool"] == pytest.approx(lam / (c * mu), rel=1e-12)
+
+
+def test_open_multiclass_processor_sharing_formula() -> None:
+    # BCMP single-server processor sharing: R_r = D_r / (1 - U) per station.
+    net = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.002, "buy": 0.004}),
+            Station("db", demands={"browse": 0.010, "buy": 0.030}),
+        ],
+        arrival_rates={"browse": 30.0, "buy": 10.0},
+    )
+    sol = net.solve()
+    u_gw, u_db = 30 * 0.002 + 10 * 0.004, 30 * 0.010 + 10 * 0.030
+    assert sol.utilization == pytest.approx({"gateway": u_gw, "db": u_db})
+    assert sol.response_time["browse"] == pytest.approx(0.002 / (1 - u_gw) + 0.010 / (1 - u_db))
+    assert sol.response_time["buy"] == pytest.approx(0.004 / (1 - u_gw) + 0.030 / (1 - u_db))
+    assert sol.residence_time["buy"]["db"] == pytest.approx(0.030 / (1 - u_db))
+
+
+@pytest.mark.parametrize(("n", "s", "z"), [(1, 1.0, 1.0), (5, 0.2, 1.0), (20, 0.05, 0.5)])
+def test_closed_machine_repairman(n: int, s: float, z: float) -> None:
+    p0 = 1.0 / sum(math.factorial(n) / math.factorial(n - k) * (s / z) ** k for k in range(n + 1))
+    x = (1.0 - p0) / s
+    net = ClosedNetwork(
+        [Station("cpu", demands={"u": s})], population={"u": n}, think_times={"u": z}
+    )
+    sol = net.solve()
+    assert sol.utilization["cpu"] == pytest.approx(1.0 - p0, rel=1e-10)
+    assert sol.throughput["u"] == pytest.approx(x, rel=1e-10)
+    assert sol.response_time["u"] == pytest.approx(n / x - z, rel=1e-10)
+
+
+def product_form(
+    demands: list[list[float]], servers: list[int], pop: list[int], think: list[float]
+) -> tuple[list[float], list[float]]:
+    """Throughput and response time per class by summing the BCMP probabilities."""
+    n_cls, n_st = len(pop), len(servers)
+
+    def station_factor(k: int, counts: tuple[int, ...]) -> float:
+        total = sum(counts)
+        beta = math.prod(min(i, servers[k]) for i in range(1, total + 1))
+        f = math.factorial(total) / beta
+        for r in range(n_cls):
+            f *= demands[r][k] ** counts[r] / math.factorial(counts[r])
+        return f
+
+    per_class = [
+        [comp for comp in itertools.product(range(pop[r] + 1), repeat=n_st) if sum(comp) <= pop[r]]
+        for r in range(n_cls)
+    ]
+    norm = 0.0
+    thinking = [0.0] * n_cls
+    for choice in itertools.product(*per_class):
+        w = 1.0
+        for k in range(n_st):
+            w *= station_factor(k, tuple(choice[r][k] for r in range(n_cls)))
+        for r in range(n_cls):
+            m = pop[r] - sum(choice[r])
+            w *= think[r] ** m / math.factorial(m)
+        norm += w
+        for r in range(n_cls):
+            thinking[r] += w * (pop[r] - sum(choice[r]))
+    x = [thinking[r] / norm / think[r] for r in range(n_cls)]
+    return x, [pop[r] / x[r] - think[r] for r in range(n_cls)]
+
+
+def test_closed_multiclass_mva_equals_product_form() -> None:
+    demands = [[0.2, 0.3, 0.05], [0.1, 0.5, 0.02]]
+    servers = [1, 2, 3]
+    pop, think = [3, 2], [1.0, 0.5]
+    net = ClosedNetwork(
+        [
+            Station(name, servers=servers[k], demands={"u": demands[0][k], "v": demands[1][k]})
+            for k, name in enumerate(["cpu", "disk", "net"])
+        ],
+        population={"u": pop[0], "v": pop[1]},
+        think_times={"u": think[0], "v": think[1]},
+    )
+    sol = net.solve()
+    x, r = product_form(demands, servers, pop, think)
+    assert [sol.throughput["u"], sol.throughput["v"]] == pytest.approx(x, rel=1e-9)
+    assert [sol.response_time["u"], sol.response_time["v"]] == pytest.approx(r, rel=1e-9)
+    u_disk = (x[0] * 0.3 + x[1] * 0.5) / 2
+    assert sol.utilization["disk"] == pytest.approx(u_disk, rel=1e-9)
+
+
+def test_simulation_mm1_default_length_within_3_percent() -> None:
+    net = OpenNetwork([Station("cpu", demands={"req": 0.5})], arrival_rates={"req": 1.0})
+    sim = net.simulate(rng=2024)
+    assert sim.n_requests == 100_000
+    assert sim.mean_response_time["req"] == pytest.approx(1.0, rel=0.03)
+    assert sim.utilization["cpu"] == pytest.approx(0.5, abs=0.01)
+    assert sim.cpu_percent["cpu"] == pytest.approx(50.0, abs=1.0)
+    assert sim.throughput["req"] == pytest.approx(1.0, rel=0.02)
+
+
+def test_simulation_multiclass_multiserver_within_3_percent() -> None:
+    net = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.002, "buy": 0.003}),
+            Station("catalogue", servers=2, demands={"browse": 0.020, "buy": 0.015}),
+            Station("pricing", demands={"buy": 0.012}),
+        ],
+        arrival_rates={"browse": 40.0, "buy": 20.0},
+    )
+    sol = net.solve()
+    sim = net.simulate(n_requests=30_000, rng=7)
+    for cls in ("browse", "buy"):
+        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
+    for name, u in sol.utilization.items():
+        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+    assert sim.cpu_percent["catalogue"] == pytest.approx(200 * sol.utilization["catalogue"], abs=3)
+    ratio = sim.response_times["browse"].size / sim.n_requests
+    assert ratio == pytest.approx(40 / 60, abs=0.02)
+
+
+def test_simulation_closed_within_3_percent() -> None:
+    net = ClosedNetwork(
+        [Station("cpu", demands={"u": 0.2}), Station("disk", servers=2, demands={"u": 0.3})],
+        population={"u": 6},
+        think_times={"u": 1.0},
+    )
+    sol = net.solve()
+    sim = net.simulate(n_requests=20_000, rng=3)
+    assert sim.mean_response_time["u"] == pytest.approx(sol.response_time["u"], rel=0.03)
+    assert sim.throughput["u"] == pytest.approx(sol.throughput["u"], rel=0.03)
+    assert sim.utilization["cpu"] == pytest.approx(sol.utilization["cpu"], abs=0.015)
+
+
+def test_simulation_is_reproducible_and_leaves_random_alone() -> None:
+    net = OpenNetwork([Station("cpu", demands={"req": 0.5})], arrival_rates={"req": 1.0})
+    random.seed(5)
+    expected_next = random.random()
+    random.seed(5)
+    a = net.simulate(n_requests=500, rng=11)
+    assert random.random() == expected_next
+    b = net.simulate(n_requests=500, rng=11)
+    np.testing.assert_array_equal(a.response_times["req"], b.response_times["req"])
+    assert a.warmup == 50 and a.n_requests == 500
+
+
+def test_with_demand_factors() -> None:
+    net = OpenNetwork(
+        [Station("a", demands={"x": 0.1, "y": 0.2}), Station("b", demands={"x": 0.1})],
+        arrival_rates={"x": 1.0, "y": 1.0},
+    )
+    up = net.with_demand_factors({"a": 1.5})
+    assert dict(up.stations[0].demands) == pytest.approx({"x": 0.15, "y": 0.3})
+    assert dict(up.stations[1].demands) == {"x": 0.1}
+    per_class = net.with_demand_factors({"y": {"a": 2.0}})
+    assert dict(per_class.stations[0].demands) == pytest.approx({"x": 0.1, "y": 0.4})
+    with pytest.raises(ValueError, match=r"unknown station\(s\) \['c'\]"):
+        net.with_demand_factors({"c": 1.1})
+    with pytest.raises(ValueError, match="demand factor of station 'a'"):
+        net.with_demand_factors({"a": 0.0})
+    with pytest.raises(ValueError, match=r"station 'a' has utilisation 1\.2"):
+        net.with_demand_factors({"a": 4.0})
+
+
+def test_unstable_model_names_station_and_excess() -> None:
+    with pytest.raises(
+        ValueError, match=r"station 'db' has utilisation 1.25 \(25% over capacity\)"
+    ):
+        OpenNetwork(
+            [Station("web", demands={"r": 0.1}), Station("db", demands={"r": 1.25})],
+            arrival_rates={"r": 1.0},
+        )
+    with pytest.raises(ValueError, match=r"station 'pool' has utilisation 1 \(0% over"):
+        OpenNetwork([Station("pool", servers=2, demands={"r": 2.0})], arrival_rates={"r": 1.0})
+
+
+@pytest.mark.parametrize(
+    ("build", "match"),
+    [
+        (lambda: Station("s", demands={"r": 0.0}), "demand of class 'r' at station 's'"),
+        (lambda: Station("s", demands={"r": -1.0}), "positive finite"),
+        (lambda: Station("s", demands={}), "non-empty mapping"),
+        (lambda: Station("s", servers=0, demands={"r": 1.0}), "servers of station 's'"),
+        (lambda: Station("", demands={"r": 1.0}), "station name"),
+        (
+            lambda: OpenNetwork([Station("s", demands={"r": 0.1})], arrival_rates={"q": 1.0}),
+            r"request class\(es\) \['q'\] that no station serves",
+        ),
+        (
+            lambda: OpenNetwork(
+                [Station("s", demands={"r": 0.1, "q": 0.1})], arrival_rates={"r": 1.0}
+            ),
+            r"no entry for request class\(es\) \['q'\]",
+        ),
+        (
+            lambda: OpenNetwork([Station("s", demands={"r": 0.1})], arrival_rates={"r": -1.0}),
+            "arrival rate of class 'r'",
+        ),
+        (lambda: OpenNetwork([], arrival_rates={"r": 1.0}), "stations is empty"),
+        (
+            lambda: OpenNetwork(
+                [Station("s", demands={"r": 0.1}), Station("s", demands={"r": 0.1})],
+                arrival_rates={"r": 1.0},
+            ),
+            "'s' appears twice",
+        ),
+        (
+            lambda: ClosedNetwork([Station("s", demands={"r": 0.1})], population={"r": 0}),
+            "population is 0",
+        ),
+        (
+            lambda: ClosedNetwork(
+                [Station("s", demands={"r": 0.1})], population={"r": 2}, think_times={"r": -1}
+            ),
+            "think time of class 'r'",
+        ),
+        (lambda: erlang_c(2, 2.0), "below servers 2"),
+    ],
+)
+def test_bad_models(build: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        build()  # type: ignore[operator]
