@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "compare": "comparison",
     "LocalDeviation": "deviation",
     "local_deviation": "deviation",
+    "CallGraph": "callgraph",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
     from .autocorrelation import acf
     from .blocklength import BlockLength, optimal_block_length
     from .bootstrap import bootstrap_distribution
+    from .callgraph import CallGraph
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
     from .comparison import Comparison, compare
     from .decision import Decision
@@ -102,6 +104,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BlockLength",
+    "CallGraph",
     "ChangeAgreement",
     "CliffsDelta",
     "Comparison",
