@@ -63,9 +63,11 @@ def run_load_test(
         pids = shop.pids
         procs = {name: psutil.Process(pid) for name, pid in pids.items()}
         snaps: dict[str, tuple[float, dict[str, float]]] = {}
+        epoch: dict[str, float] = {}
 
         def mark(edge: str) -> None:
             snaps[edge] = (time.monotonic(), _cpu_seconds(procs))
+            epoch[edge] = time.time()
             if edge == "start":
                 shop.spans()  # drop the warm-up's spans
 
@@ -87,9 +89,13 @@ def run_load_test(
     for r in good:
         completions[r.kind] = completions.get(r.kind, 0) + 1
     if keep_spans:
-        # Only the traces of requests scheduled inside the window: their root
-        # span starts after the window opened (spans of the warm-up were dropped).
-        roots = {s["trace_id"] for s in spans if s["parent_id"] is None}
+        # Only whole traces of requests that started inside the window (a
+        # request in flight when it opened lost the spans that ended before).
+        roots = {
+            s["trace_id"]
+            for s in spans
+            if s["parent_id"] is None and epoch["start"] <= s["start"] < epoch["end"]
+        }
         spans = [s for s in spans if s["trace_id"] in roots]
     return LoadTestRun(
         response_ms=np.array([r.response_time * 1e3 for r in good]),
