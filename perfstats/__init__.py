@@ -61,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "LocalDeviation": "deviation",
     "local_deviation": "deviation",
     "CallGraph": "callgraph",
+    "Propagation": "propagation",
+    "propagate": "propagation",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
@@ -84,6 +86,7 @@ if TYPE_CHECKING:
     from .interval import Interval
     from .intervals import percentile_ci
     from .monitor import Monitor
+    from .propagation import Propagation, propagate
     from .similarity import KSResult, kl_similarity, ks, namd
 
 
@@ -113,6 +116,7 @@ __all__ = [
     "KSResult",
     "LocalDeviation",
     "Monitor",
+    "Propagation",
     "RankTest",
     "RelativeChange",
     "__version__",
@@ -128,6 +132,7 @@ __all__ = [
     "optimal_block_length",
     "percentile_ci",
     "plots",
+    "propagate",
     "queueing",
     "relative_change",
     "replay",

@@ -1,0 +1,156 @@
+"""perfstats.propagate: mapping (ISMAGS) and bottom-up propagation, Liao et al.'s Figure 3."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import perfstats
+from perfstats import CallGraph, LocalDeviation, propagate
+
+
+def figure1_system() -> CallGraph:
+    """The running example: subsystem A (3 functions) calls subsystem B (4 functions).
+
+    B's top-level functions are B1 (0.2 s per request) and B2 (0.1 s), so
+    Microservice B's demand is 0.3 s. B1 calls B3 once; B3 calls B4 twice.
+    """
+    g = nx.DiGraph()
+    g.add_node("Function_A1", subsystem="A", calls=1, inclusive=0.45)
+    g.add_node("Function_A2", subsystem="A", calls=1, inclusive=0.25)
+    g.add_node("Function_A3", subsystem="A", calls=1, inclusive=0.15)
+    g.add_node("Function_B1", subsystem="B", calls=1, inclusive=0.20)
+    g.add_node("Function_B2", subsystem="B", calls=1, inclusive=0.10)
+    g.add_node("Function_B3", subsystem="B", calls=1, inclusive=0.08)
+    g.add_node("Function_B4", subsystem="B", calls=2, inclusive=0.02)
+    g.add_edges_from(
+        [
+            ("Function_A1", "Function_A2"),
+            ("Function_A1", "Function_A3"),
+            ("Function_A2", "Function_B1"),
+            ("Function_A3", "Function_B2"),
+            ("Function_B1", "Function_B3"),
+            ("Function_B3", "Function_B4"),
+        ]
+    )
+    return CallGraph(g)
+
+
+def component_tests() -> CallGraph:
+    """Local graph of B's component tests (test of B3 runs B3 -> B4; B2 alone)."""
+    g = nx.DiGraph()
+    g.add_node("Function_B3", subsystem="B", calls=1, inclusive=0.08)
+    g.add_node("Function_B4", subsystem="B", calls=2, inclusive=0.02)
+    g.add_node("Function_B2", subsystem="B", calls=1, inclusive=0.10)
+    g.add_edge("Function_B3", "Function_B4")
+    return CallGraph(g)
+
+
+def measured(before_mean: float, md: float, seed: int) -> LocalDeviation:
+    rng = np.random.default_rng(seed)
+    before = rng.normal(before_mean, before_mean * 0.02, size=30)
+    return perfstats.local_deviation(before, before + md)
+
+
+def test_figure3_microservice_b_demand_from_0_3_to_0_5_seconds() -> None:
+    deviations = {
+        # B3's test measures its own +0.1 s and B4's 2 x +0.05 s
+        "Function_B3": measured(0.08, 0.20, 1),
+        "Function_B4": measured(0.02, 0.05, 2),
+        "Function_B2": measured(0.10, 0.0, 3),  # unchanged: not carried
+    }
+    assert deviations["Function_B3"].deviated and deviations["Function_B4"].deviated
+    assert not deviations["Function_B2"].deviated
+    res = propagate(deviations, component_tests(), figure1_system())
+    assert dict(res.mapping) == {"Function_B3": "Function_B3", "Function_B4": "Function_B4"}
+    assert dict(res.unmapped) == {}
+    assert res.carried_md["Function_B3"] == pytest.approx(0.20, abs=1e-12)
+    assert res.demand_before["B"] == pytest.approx(0.3, abs=1e-12)
+    assert res.demand_after["B"] == pytest.approx(0.5, abs=1e-12)
+    assert res.demand_factors["B"] == pytest.approx(0.5 / 0.3, rel=1e-12)
+    assert "A" not in res.demand_factors
+    # counting B4's change again on top of B3's would give 0.6 s
+    assert res.demand_after["B"] != pytest.approx(0.6)
+
+
+def test_change_is_weighted_by_calls_per_invocation() -> None:
+    res = propagate({"Function_B4": 0.05}, component_tests(), figure1_system())
+    # B4 runs twice per request: +0.1 s on B's 0.3 s
+    assert res.demand_after["B"] == pytest.approx(0.4)
+
+
+def test_improvement_lowers_demand_and_too_large_one_is_refused() -> None:
+    res = propagate({"Function_B2": -0.05}, component_tests(), figure1_system())
+    assert res.demand_factors["B"] == pytest.approx(0.25 / 0.3)
+    with pytest.raises(ValueError, match="subsystem 'B''s demand"):
+        propagate({"Function_B2": -0.5}, component_tests(), figure1_system())
+
+
+def test_unmapped_components_are_reported() -> None:
+    local = nx.DiGraph()
+    local.add_node("Function_B4", subsystem="B", calls=1, inclusive=0.02)
+    local.add_node("Function_Z9", subsystem="Z", calls=1, inclusive=0.01)
+    res = propagate({"Function_B4": 0.05, "Function_Z9": 0.01}, CallGraph(local), figure1_system())
+    assert dict(res.mapping) == {"Function_B4": "Function_B4"}
+    assert list(res.unmapped) == ["Function_Z9"]
+    assert "no component of that name" in res.unmapped["Function_Z9"]
+    assert res.demand_after["B"] == pytest.approx(0.4)
+
+
+def test_renamed_component_is_mapped_by_structure_when_unique() -> None:
+    local = nx.DiGraph()
+    local.add_node("Function_B3", subsystem="B", calls=1, inclusive=0.08)
+    local.add_node("b4_renamed", subsystem="B", calls=2, inclusive=0.02)
+    local.add_edge("Function_B3", "b4_renamed")
+    res = propagate({"Function_B3": 0.1, "b4_renamed": 0.01}, CallGraph(local), figure1_system())
+    assert res.mapping["b4_renamed"] == "Function_B4"
+
+
+def test_ambiguous_match_is_reported_not_guessed() -> None:
+    local = nx.DiGraph()
+    local.add_node("b3_renamed", subsystem="B", calls=1, inclusive=0.08)
+    local.add_node("Function_B4", subsystem="B", calls=2, inclusive=0.02)
+    local.add_edge("b3_renamed", "Function_B4")
+    res = propagate({"b3_renamed": 0.1, "Function_B4": 0.01}, CallGraph(local), figure1_system())
+    # B1 and B3 both (transitively) call B4 in the system
+    assert "ambiguous" in res.unmapped["b3_renamed"]
+    assert "Function_B1" in res.unmapped["b3_renamed"]
+    assert res.mapping["Function_B4"] == "Function_B4"
+
+
+def test_structure_mismatch_is_reported() -> None:
+    local = nx.DiGraph()
+    local.add_node("Function_B4", subsystem="B", calls=1, inclusive=0.02)
+    local.add_node("Function_B2", subsystem="B", calls=1, inclusive=0.1)
+    local.add_edge("Function_B4", "Function_B2")  # not so in the system
+    res = propagate({"Function_B4": 0.01, "Function_B2": 0.01}, CallGraph(local), figure1_system())
+    # neither can be kept without contradicting the other: both reported
+    assert dict(res.mapping) == {} and set(res.unmapped) == {"Function_B4", "Function_B2"}
+    assert all("differ from the system graph" in why for why in res.unmapped.values())
+    assert dict(res.demand_factors) == {}
+
+
+def test_nothing_deviated() -> None:
+    res = propagate({"Function_B2": measured(0.1, 0.0, 4)}, component_tests(), figure1_system())
+    assert dict(res.demand_factors) == {} and dict(res.mapping) == {}
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match=r"unknown component\(s\) \['Function_X'\]"):
+        propagate({"Function_X": 0.1}, component_tests(), figure1_system())
+    with pytest.raises(ValueError, match="must be finite"):
+        propagate({"Function_B4": float("nan")}, component_tests(), figure1_system())
+    with pytest.raises(ValueError, match="LocalDeviation or an MD"):
+        propagate({"Function_B4": "slow"}, component_tests(), figure1_system())  # type: ignore[dict-item]
+    with pytest.raises(ValueError, match="CallGraph objects"):
+        propagate({}, component_tests(), nx.DiGraph())  # type: ignore[arg-type]
+
+
+def test_units_are_converted() -> None:
+    rng = np.random.default_rng(5)
+    before_ms = rng.normal(20.0, 0.4, size=30)
+    dev = perfstats.local_deviation(before_ms, before_ms + 50.0, unit="ms")
+    res = propagate({"Function_B4": dev}, component_tests(), figure1_system())
+    assert res.carried_md["Function_B4"] == pytest.approx(0.05)
+    assert res.demand_after["B"] == pytest.approx(0.4)
