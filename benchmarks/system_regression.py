@@ -58,9 +58,9 @@ from examples.shop.cluster import ORDER
 from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
 from examples.shop.loadgen import Workload
 
-from .shop_components import ComponentRun, run_components
+from .shop_components import run_components
 from .shop_loadtest import LoadTestRun, run_load_test
-from .shop_model import estimate_demands
+from .shop_model import estimate_demands, local_graph, system_graphs
 
 FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
 OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
@@ -75,13 +75,16 @@ SCENARIOS: dict[str, Workload] = {
 VERSIONS = tuple(f"{loc}-{level}" for loc in LOCATIONS for level in INTENSITIES)
 ALPHA = 0.05
 COMPONENT_RUNS = 30
+# ciw simulates ~7,000 requests a second here; 10,000 per version keep the
+# simulation noise of Cliff's delta below 0.01 and the prediction within seconds.
+SIMULATED_REQUESTS = 10_000
 
 
 @dataclass(frozen=True)
 class Model:
     """The architectural model recovered from the original version's load tests."""
 
-    system_graph: Any
+    system_graphs: dict[str, Any]
     demands: dict[str, dict[str, float]]
     wall_s: float
 
@@ -99,10 +102,11 @@ class Model:
 
 
 def build_model(runs: Sequence[LoadTestRun]) -> Model:
+    """Demands by the utilisation law, and per request type a calibrated system graph."""
     t0 = time.perf_counter()
-    spans = [s for run in runs for s in run.spans]
-    graph = perfstats.CallGraph.from_spans(spans)
-    return Model(graph, estimate_demands(runs), time.perf_counter() - t0)
+    demands = estimate_demands(runs)
+    graphs = system_graphs([s for run in runs for s in run.spans], demands)
+    return Model(graphs, demands, time.perf_counter() - t0)
 
 
 # --- the oracle -------------------------------------------------------------
@@ -114,7 +118,8 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
     a = np.concatenate([r.response_ms for r in after])
     dev = perfstats.local_deviation(b, a, alpha=ALPHA, unit="ms")
     cpu = {
-        s: float(np.mean([r.cpu_percent[s] for r in after]) - np.mean([r.cpu_percent[s] for r in before]))
+        s: float(np.mean([r.cpu_percent[s] for r in after]))
+        - float(np.mean([r.cpu_percent[s] for r in before]))
         for s in ORDER
     }
     return {
@@ -134,35 +139,29 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
 # --- the prediction ---------------------------------------------------------
 
 
-def component_times_ms(run: ComponentRun) -> dict[str, np.ndarray]:
-    return {name: t * 1e3 for name, t in run.times.items()}
-
-
 def predict(
-    version: str, model: Model, workload: Workload, *, rng: int, before: ComponentRun | None = None
+    version: str, model: Model, workload: Workload, *, rng: int
 ) -> tuple[dict[str, Any], float]:
     """The approach's verdict for one version, and its wall time (seconds).
 
-    The wall time covers the component benchmarks of both versions (unless
-    ``before`` is given: then it covers the changed version's only) and every
+    The wall time covers the component benchmarks of both versions and every
     step of the pipeline.
     """
     t0 = time.perf_counter()
-    if before is None:
-        before = run_components(Injection(), runs=COMPONENT_RUNS)
+    before = run_components(Injection(), runs=COMPONENT_RUNS)
     after = run_components(Injection.parse(version), runs=COMPONENT_RUNS)
-    local_graph = perfstats.CallGraph.from_pstats(before.profile)
     result = perfstats.detect_system_regression(
-        component_times_ms(before),
-        component_times_ms(after),
-        local_graph=local_graph,
-        system_graph=model.system_graph,
-        model=model.network(workload),
+        before.times,
+        after.times,
+        local_graph(before.profile),
+        model.system_graphs,
+        model.network(workload),
+        unit="s",
+        n_requests=SIMULATED_REQUESTS,
         rng=rng,
     )
     wall = time.perf_counter() - t0
     pred = result.prediction
-    cpu = {s: float(pred.cpu_mpd[s]) for s in ORDER}
     return (
         {
             "mpd_ms": float(pred.mpd * 1e3),
@@ -170,9 +169,13 @@ def predict(
             "magnitude": str(pred.magnitude),
             "p_value": float(pred.pvalue),
             "regression": bool(pred.regression),
-            "cpu_mpd": cpu,
+            "cpu_mpd": {s: float(pred.cpu_mpd[s]) for s in ORDER},
+            "mpd_ms_by_class": {k: float(v * 1e3) for k, v in pred.mpd_by_class.items()},
+            "cliffs_delta_by_class": {k: float(v) for k, v in pred.cliffs_delta_by_class.items()},
             "reason": str(pred.reason),
-            "demand_factors": {k: float(v) for k, v in result.propagation.demand_factors.items()},
+            "demand_factors": {
+                k: {s: float(f) for s, f in v.items()} for k, v in result.demand_factors.items()
+            },
             "deviated_components": sorted(
                 name for name, d in result.deviations.items() if d.deviated
             ),
@@ -324,6 +327,7 @@ def evaluate(
         "reps": reps,
         "seed": seed,
         "component_runs": COMPONENT_RUNS,
+        "simulated_requests": SIMULATED_REQUESTS,
         "scenarios": {s: {"rate": w.rate, "mix": dict(w.mix)} for s, w in SCENARIOS.items()},
         "cpu_count": os.cpu_count(),
         "loadavg_at_end": list(os.getloadavg()),
@@ -357,7 +361,8 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
         lines.append(
             f"{'version':<10} {'test MPD ms':>11} {'delta':>6} {'p':>8} | "
             f"{'model MPD ms':>12} {'delta':>6} {'p':>8} | {'out':<3} | "
-            f"{'CPU MPD test/model per service (points)':<44} {'max|d|':>6} | {'pred s':>6} {'test s':>6}"
+            f"{'CPU MPD test/model per service (points)':<44} {'max|d|':>6} | "
+            f"{'pred s':>6} {'test s':>6}"
         )
         for r in out[name]:
             t, m = r["load_test"], r["model"]
@@ -365,7 +370,8 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
                 f"{s[:3]} {t['cpu_mpd'][s]:+.1f}/{m['cpu_mpd'][s]:+.1f}" for s in ORDER
             )
             lines.append(
-                f"{r['version']:<10} {t['mpd_ms']:>11.2f} {t['cliffs_delta']:>6.3f} {t['p_value']:>8.2g} | "
+                f"{r['version']:<10} {t['mpd_ms']:>11.2f} {t['cliffs_delta']:>6.3f} "
+                f"{t['p_value']:>8.2g} | "
                 f"{m['mpd_ms']:>12.2f} {m['cliffs_delta']:>6.3f} {m['p_value']:>8.2g} | "
                 f"{r['outcome']:<3} | {cpu:<44} {max(r['cpu_abs_diff'].values()):>6.2f} | "
                 f"{r['wall_s']['prediction']:>6.1f} {r['wall_s']['load_test']:>6.1f}"
@@ -374,7 +380,8 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
         lines.append(
             f"   agreement {s['agree']}/{s['n']} (TP {s['TP']}, TN {s['TN']}, FP {s['FP']}, "
             f"FN {s['FN']}); max CPU |delta| {s['cpu_abs_diff_max']:.2f} points; "
-            f"prediction <= {s['prediction_s_max']:.1f} s, ratio to load test <= {s['ratio_max']:.3f}"
+            f"prediction <= {s['prediction_s_max']:.1f} s, "
+            f"ratio to load test <= {s['ratio_max']:.3f}"
         )
         lines.append("")
     ws = out["wall_s"]
