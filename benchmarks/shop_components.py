@@ -32,23 +32,39 @@ class ComponentRun:
     wall_s: float
 
 
-def run_components(injection: Injection, *, runs: int = 30, profile_runs: int = 3) -> ComponentRun:
-    """Run every component test of the shop with ``injection`` active in this process."""
+def run_components(
+    before: Injection, after: Injection, *, runs: int = 30, profile_runs: int = 3
+) -> tuple[ComponentRun, ComponentRun]:
+    """Run every component test of the shop on two versions, ``runs`` times each.
+
+    The versions alternate run by run (as in randomized multiple interleaved
+    trials), so that a change of the machine's speed while they run hits
+    both alike instead of looking like a regression. The profile is of the
+    original version (``before``), whose call graph the local graph is.
+    """
     if runs < 2:
         raise ValueError(f"runs must be >= 2, got {runs!r}")
     t0 = time.perf_counter()
     tests = {name: test for suite in SUITES.values() for name, test in suite.items()}
+    versions = (before, after)
+    times: list[dict[str, list[float]]] = [{name: [] for name in tests} for _ in versions]
+    walls = [0.0, 0.0]
     previous = shop_injection.active()
-    shop_injection.configure(injection)
     try:
-        for test in tests.values():  # warm-up: imports, caches
-            test()
-        times: dict[str, list[float]] = {name: [] for name in tests}
-        for _ in range(runs):
-            for name, test in tests.items():
-                start = time.thread_time()
+        for version in versions:  # warm-up: imports, caches
+            shop_injection.configure(version)
+            for test in tests.values():
                 test()
-                times[name].append(time.thread_time() - start)
+        for _ in range(runs):
+            for i, version in enumerate(versions):
+                shop_injection.configure(version)
+                w0 = time.perf_counter()
+                for name, test in tests.items():
+                    start = time.thread_time()
+                    test()
+                    times[i][name].append(time.thread_time() - start)
+                walls[i] += time.perf_counter() - w0
+        shop_injection.configure(before)
         profiler = cProfile.Profile()
         for _ in range(profile_runs):
             for test in tests.values():
@@ -56,8 +72,12 @@ def run_components(injection: Injection, *, runs: int = 30, profile_runs: int = 
         stats = pstats.Stats(profiler)
     finally:
         shop_injection.configure(previous)
-    return ComponentRun(
-        times={name: np.asarray(v) for name, v in times.items()},
-        profile=stats,
-        wall_s=time.perf_counter() - t0,
+    total = time.perf_counter() - t0
+    return tuple(  # type: ignore[return-value]
+        ComponentRun(
+            times={name: np.asarray(v) for name, v in times[i].items()},
+            profile=stats,
+            wall_s=total * walls[i] / sum(walls),
+        )
+        for i in range(2)
     )

@@ -139,6 +139,36 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
 # --- the prediction ---------------------------------------------------------
 
 
+def propagate_per_class(
+    deviations: dict[str, Any], local: Any, graphs: dict[str, Any]
+) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """Demand factors per request type, and the deviated components no graph holds.
+
+    Each request type's graph only gets the deviations of components on its
+    path: ``perfstats.propagate`` maps the deviated part of the local graph
+    as one subgraph, and a deviated caller that is absent from that
+    request's path (``browse`` deviating with ``check_session``, seen from
+    ``checkout``) would otherwise keep ``check_session`` from being mapped
+    at all. A component on no request's path is reported as unmapped.
+    """
+    factors: dict[str, dict[str, float]] = {}
+    on_a_path: set[str] = set()
+    for kind, graph in graphs.items():
+        mine = {c: d for c, d in deviations.items() if c in graph}
+        on_a_path.update(c for c, d in mine.items() if d.deviated)
+        if not any(d.deviated for d in mine.values()):
+            continue
+        prop = perfstats.propagate(mine, local, graph)
+        if prop.demand_factors:
+            factors[kind] = {s: float(f) for s, f in prop.demand_factors.items()}
+    unmapped = {
+        c: "on no request type's path in the system graph"
+        for c, d in deviations.items()
+        if d.deviated and c not in on_a_path
+    }
+    return factors, unmapped
+
+
 def predict(
     version: str, model: Model, workload: Workload, *, rng: int
 ) -> tuple[dict[str, Any], float]:
@@ -148,20 +178,20 @@ def predict(
     step of the pipeline.
     """
     t0 = time.perf_counter()
-    before = run_components(Injection(), runs=COMPONENT_RUNS)
-    after = run_components(Injection.parse(version), runs=COMPONENT_RUNS)
-    result = perfstats.detect_system_regression(
-        before.times,
-        after.times,
-        local_graph(before.profile),
-        model.system_graphs,
-        model.network(workload),
-        unit="s",
-        n_requests=SIMULATED_REQUESTS,
-        rng=rng,
+    before, after = run_components(Injection(), Injection.parse(version), runs=COMPONENT_RUNS)
+    deviations = {
+        c: perfstats.local_deviation(before.times[c], after.times[c], alpha=ALPHA, unit="s")
+        for c in before.times
+    }
+    network = model.network(workload)
+    factors, unmapped = propagate_per_class(
+        deviations, local_graph(before.profile), model.system_graphs
+    )
+    factors = {k: v for k, v in factors.items() if k in network.classes}
+    pred = perfstats.predict_regression(
+        network, factors, n_requests=SIMULATED_REQUESTS, rng=rng, alpha=ALPHA
     )
     wall = time.perf_counter() - t0
-    pred = result.prediction
     return (
         {
             "mpd_ms": float(pred.mpd * 1e3),
@@ -173,12 +203,13 @@ def predict(
             "mpd_ms_by_class": {k: float(v * 1e3) for k, v in pred.mpd_by_class.items()},
             "cliffs_delta_by_class": {k: float(v) for k, v in pred.cliffs_delta_by_class.items()},
             "reason": str(pred.reason),
-            "demand_factors": {
-                k: {s: float(f) for s, f in v.items()} for k, v in result.demand_factors.items()
+            "demand_factors": factors,
+            "deviated_components": {
+                c: {"md_ms": d.md * 1e3, "cliffs_delta": d.cliffs_delta}
+                for c, d in deviations.items()
+                if d.deviated
             },
-            "deviated_components": sorted(
-                name for name, d in result.deviations.items() if d.deviated
-            ),
+            "unmapped": unmapped,
         },
         wall,
     )

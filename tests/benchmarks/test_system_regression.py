@@ -43,7 +43,7 @@ def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     assert heavy["outcome"] == "TP"
     assert heavy["load_test"]["cpu_mpd"]["pricing"] > 1.0
     assert heavy["model"]["cpu_mpd"]["pricing"] > 1.0
-    assert heavy["model"]["demand_factors"]["pricing"] > 1.0
+    assert heavy["model"]["demand_factors"]["checkout"]["pricing"] > 1.0
     # 10% of a 30-microsecond session check: the model must not raise an alarm.
     assert tiny["version"] == "L3-Low"
     assert not tiny["model"]["regression"]
