@@ -172,7 +172,13 @@ def propagate_per_class(
 
 
 def predict(
-    version: str, model: Model, workload: Workload, *, rng: int
+    version: str,
+    model: Model,
+    workload: Workload,
+    *,
+    rng: int,
+    component_runs: int = COMPONENT_RUNS,
+    simulated_requests: int = SIMULATED_REQUESTS,
 ) -> tuple[dict[str, Any], float]:
     """The approach's verdict for one version, and its wall time (seconds).
 
@@ -180,7 +186,7 @@ def predict(
     step of the pipeline.
     """
     t0 = time.perf_counter()
-    before, after = run_components(Injection(), Injection.parse(version), runs=COMPONENT_RUNS)
+    before, after = run_components(Injection(), Injection.parse(version), runs=component_runs)
     deviations = {
         c: perfstats.local_deviation(before.times[c], after.times[c], alpha=ALPHA, unit="s")
         for c in before.times
@@ -191,7 +197,7 @@ def predict(
     )
     factors = {k: v for k, v in factors.items() if k in network.classes}
     pred = perfstats.predict_regression(
-        network, factors, n_requests=SIMULATED_REQUESTS, rng=rng, alpha=ALPHA
+        network, factors, n_requests=simulated_requests, rng=rng, alpha=ALPHA
     )
     wall = time.perf_counter() - t0
     return (
@@ -308,6 +314,8 @@ def evaluate(
     seed: int = 20250,
     progress: bool = True,
     load_runs: LoadRuns | None = None,
+    component_runs: int = COMPONENT_RUNS,
+    simulated_requests: int = SIMULATED_REQUESTS,
 ) -> dict[str, Any]:
     """Run the load tests (unless given) and predictions; the JSON document of the results."""
     n_tests = 0
@@ -334,7 +342,10 @@ def evaluate(
         rows = []
         for i, version in enumerate(versions):
             bar.set_postfix_str(f"{name} predict {version}")
-            pred, pred_wall = predict(version, model, SCENARIOS[name], rng=seed + i)
+            pred, pred_wall = predict(
+                version, model, SCENARIOS[name], rng=seed + i,
+                component_runs=component_runs, simulated_requests=simulated_requests,
+            )
             bar.update(1)
             oracle = oracle_verdict(base, runs[version])
             load_wall = float(sum(r.wall_s for r in runs[version]))
@@ -385,8 +396,8 @@ def evaluate(
         "warmup_s": warmup,
         "reps": reps,
         "seed": seed,
-        "component_runs": COMPONENT_RUNS,
-        "simulated_requests": SIMULATED_REQUESTS,
+        "component_runs": component_runs,
+        "simulated_requests": simulated_requests,
         "scenarios": {s: {"rate": w.rate, "mix": dict(w.mix)} for s, w in SCENARIOS.items()},
         "cpu_count": os.cpu_count(),
         "loadavg_at_end": list(os.getloadavg()),

@@ -32,8 +32,8 @@ def _stopped(pid: int) -> bool:
 
 
 def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
-    out = sr.evaluate(["fixed"], ["L1-High", "L3-Low"], duration=4.0, warmup=1.0, reps=1,
-                      progress=False)
+    out = sr.evaluate(["fixed"], ["L1-High", "L3-Low"], duration=3.0, warmup=0.5, reps=1,
+                      progress=False, component_runs=15, simulated_requests=3000)
     heavy, tiny = out["fixed"]
     assert heavy["version"] == "L1-High"
     # 250% more CPU in the pricing service's heaviest component: slower for
