@@ -63,6 +63,10 @@ _EXPORTS: dict[str, str] = {
     "CallGraph": "callgraph",
     "Propagation": "propagation",
     "propagate": "propagation",
+    "RegressionPrediction": "prediction",
+    "predict_regression": "prediction",
+    "SystemRegression": "system_regression",
+    "detect_system_regression": "system_regression",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing")
 
@@ -86,8 +90,10 @@ if TYPE_CHECKING:
     from .interval import Interval
     from .intervals import percentile_ci
     from .monitor import Monitor
+    from .prediction import RegressionPrediction, predict_regression
     from .propagation import Propagation, propagate
     from .similarity import KSResult, kl_similarity, ks, namd
+    from .system_regression import SystemRegression, detect_system_regression
 
 
 def __getattr__(name: str) -> Any:
@@ -118,13 +124,16 @@ __all__ = [
     "Monitor",
     "Propagation",
     "RankTest",
+    "RegressionPrediction",
     "RelativeChange",
+    "SystemRegression",
     "__version__",
     "acf",
     "bootstrap_distribution",
     "change_agreement",
     "cliffs_delta",
     "compare",
+    "detect_system_regression",
     "kl_similarity",
     "ks",
     "local_deviation",
@@ -132,6 +141,7 @@ __all__ = [
     "optimal_block_length",
     "percentile_ci",
     "plots",
+    "predict_regression",
     "propagate",
     "queueing",
     "relative_change",

@@ -66,8 +66,8 @@ def acf(values: Any, *, nlags: int | None = None) -> FloatArray:
     """
     x = as_sample(values, "values", min_size=2)
     n = x.size
-    lags = default_nlags(n) if nlags is None else check_int(
-        nlags, "nlags", minimum=0, maximum=n - 1
+    lags = (
+        default_nlags(n) if nlags is None else check_int(nlags, "nlags", minimum=0, maximum=n - 1)
     )
     d = x - x.mean()
     denom = float(np.dot(d, d))

@@ -552,11 +552,10 @@ class CallGraph:
                 )
             else:
                 children.setdefault(parent, []).append(r["id"])
-        namer = name if name is not None else (lambda span: span["name"])
         service_of: dict[str, str] = {}
         comp_of: dict[Any, str] = {}
         for r in records:
-            comp = namer(r["raw"]) if name is not None else r["name"]
+            comp = name(r["raw"]) if name is not None else r["name"]
             if not isinstance(comp, str) or not comp:
                 raise ValueError(
                     f"component name of span {r['id']!r} must be a string, got {comp!r}"

@@ -4,9 +4,20 @@ Stations are ``ciw.PSNode`` processor-sharing nodes whose threshold is the
 number of servers (each of ``n`` requests present gets ``min(1, c / n)`` of a
 server) and service times are exponential with mean = demand (one visit per
 station), so the simulation and :mod:`perfstats.queueing.analytic` describe
-the same model. ``ciw`` draws from Python's global ``random`` module: the state is
-saved and restored around a run, so a simulation neither depends on nor
-disturbs the caller's use of ``random`` (and runs are not thread-safe).
+the same model.
+
+Random numbers come from NumPy streams tied to what they drive, not from
+one shared stream in event order: each class's arrivals have their own
+stream, and request ``i``'s work at station ``k`` is ``demand x E[i, k]``
+with ``E`` a fixed table of unit exponentials (in a closed network, the
+``j``-th visit of user ``i`` to station ``k``). Two simulations with the
+same seed therefore see the same arrivals and the same work per request:
+when only some demands change (two versions of a system), the difference
+between the runs is the effect of the change, not noise from random
+numbers that drifted apart (common random numbers). ``ciw`` keeps Python's
+global ``random`` for tie-breaking; it is seeded too, and its state is saved
+and restored around a run, so a simulation neither depends on nor disturbs
+the caller's use of ``random`` (runs are not thread-safe).
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import ciw
 import numpy as np
 import numpy.typing as npt
 
@@ -28,9 +40,77 @@ if TYPE_CHECKING:
 
 __all__ = ["simulate_closed", "simulate_open"]
 
-# ciw needs a service distribution for every class at every node; classes
-# that never visit a node get this placeholder, which is never sampled.
-_NEVER = 0.0
+_BLOCK = 4096
+
+
+class _Stream:
+    """Unit exponentials from one generator, drawn in blocks."""
+
+    def __init__(self, seed: int, *key: int) -> None:
+        seq = np.random.SeedSequence(seed, spawn_key=key)
+        self._gen = np.random.Generator(np.random.PCG64(seq))
+        self._buf = np.empty(0)
+        self._pos = 0
+
+    def next(self) -> float:
+        if self._pos == self._buf.size:
+            self._buf = self._gen.standard_exponential(_BLOCK)
+            self._pos = 0
+        self._pos += 1
+        return float(self._buf[self._pos - 1])
+
+
+class _Table:
+    """Unit exponentials indexed by request id, extended on demand."""
+
+    def __init__(self, seed: int, *key: int) -> None:
+        seq = np.random.SeedSequence(seed, spawn_key=key)
+        self._gen = np.random.Generator(np.random.PCG64(seq))
+        self._values = np.empty(0)
+
+    def __getitem__(self, i: int) -> float:
+        while i >= self._values.size:
+            more = self._gen.standard_exponential(max(_BLOCK, self._values.size))
+            self._values = np.concatenate([self._values, more])
+        return float(self._values[i])
+
+
+class _Interarrival(ciw.dists.Distribution):
+    def __init__(self, rate: float, stream: _Stream) -> None:
+        self.rate = rate
+        self.stream = stream
+
+    def sample(self, t: Any = None, ind: Any = None) -> float:
+        return self.stream.next() / self.rate
+
+
+class _WorkById(ciw.dists.Distribution):
+    """Work of request ``ind`` at one station: demand x its own unit exponential."""
+
+    def __init__(self, demand: float, table: _Table) -> None:
+        self.demand = demand
+        self.table = table
+
+    def sample(self, t: Any = None, ind: Any = None) -> float:
+        return self.demand * self.table[ind.id_number]
+
+
+class _WorkPerUser(ciw.dists.Distribution):
+    """Work of a closed network's user at one station: its own stream of visits."""
+
+    def __init__(self, demand: float, seed: int, station: int) -> None:
+        self.demand = demand
+        self.seed = seed
+        self.station = station
+        self.streams: dict[int, _Stream] = {}
+
+    def sample(self, t: Any = None, ind: Any = None) -> float:
+        stream = self.streams.get(ind.id_number)
+        if stream is None:
+            stream = self.streams[ind.id_number] = _Stream(
+                self.seed, 2, self.station, ind.id_number
+            )
+        return self.demand * stream.next()
 
 
 def _seed_and_warmup(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, int]:
@@ -40,14 +120,7 @@ def _seed_and_warmup(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, 
     return n, w, seed
 
 
-def _service(ciw: Any, station: Station, cls: str) -> Any:
-    d = station.demands.get(cls)
-    return ciw.dists.Exponential(1.0 / d) if d is not None else ciw.dists.Deterministic(_NEVER)
-
-
 def _run(seed: int, body: Callable[[], Any]) -> Any:
-    import ciw
-
     state = random.getstate()
     try:
         ciw.seed(seed)
@@ -106,12 +179,16 @@ def _result(
     )
 
 
+# ciw needs a service distribution for every class at every node; classes
+# that never visit a node get this placeholder, which is never sampled.
+_NEVER = ciw.dists.Deterministic(0.0)
+
+
 def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -> SimulationResult:
     """Simulate an open network; see :meth:`OpenNetwork.simulate`."""
     n, w, seed = _seed_and_warmup(n_requests, warmup, rng)
-    net.check_stability()
-    import ciw
-
+    if net._stable_only:
+        net.check_stability()
     stations = net.stations
     routes = {c: [k + 1 for k, s in enumerate(stations) if c in s.demands] for c in net.classes}
 
@@ -119,15 +196,25 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
         rest = routes[cls][1:]
         return lambda ind, sim: list(rest)
 
+    tables = [_Table(seed, 1, k) for k in range(len(stations))]
+
     network = ciw.create_network(
         arrival_distributions={
             c: [
-                ciw.dists.Exponential(net.arrival_rates[c]) if k + 1 == routes[c][0] else None
+                _Interarrival(net.arrival_rates[c], _Stream(seed, 0, j))
+                if k + 1 == routes[c][0]
+                else None
                 for k in range(len(stations))
+            ]
+            for j, c in enumerate(net.classes)
+        },
+        service_distributions={
+            c: [
+                _WorkById(s.demands[c], tables[k]) if c in s.demands else _NEVER
+                for k, s in enumerate(stations)
             ]
             for c in net.classes
         },
-        service_distributions={c: [_service(ciw, s, c) for s in stations] for c in net.classes},
         number_of_servers=[float("inf")] * len(stations),
         ps_thresholds=[s.servers for s in stations],
         routing={c: ciw.routing.ProcessBased(route_of(c)) for c in net.classes},
@@ -183,14 +270,21 @@ def simulate_closed(
 ) -> SimulationResult:
     """Simulate a closed network; see :meth:`ClosedNetwork.simulate`."""
     n, w, seed = _seed_and_warmup(n_requests, warmup, rng)
-    import ciw
-
     stations = net.stations
     # node 1 is the users' think station (infinite servers), 2.. the stations
     visits = {c: [k + 2 for k, s in enumerate(stations) if c in s.demands] for c in net.classes}
     users = {c: p for c, p in net.population.items() if p > 0}
     # Run long enough for w + n requests at the analytic throughput, plus a margin.
-    rate = sum(net.solve().throughput[c] for c in users)
+    try:
+        rate = sum(net.solve().throughput[c] for c in users)
+    except ValueError:  # population too large for exact MVA: the asymptotic bound
+        rate = sum(
+            min(
+                users[c] / (net.think_times[c] + sum(s.demands.get(c, 0.0) for s in stations)),
+                min(s.servers / s.demands[c] for s in stations if c in s.demands),
+            )
+            for c in users
+        ) / len(stations)  # classes share stations: the bound is optimistic
     horizon = 1.1 * (w + n) / rate + 10.0 * max(net.think_times.values(), default=0.0)
 
     def route_of(cls: str) -> Callable[[Any, Any], _EndlessRoute]:
@@ -204,11 +298,14 @@ def simulate_closed(
         },
         service_distributions={
             c: [
-                ciw.dists.Exponential(1.0 / net.think_times[c])
+                _WorkPerUser(net.think_times[c], seed, 0)
                 if net.think_times[c] > 0
                 else ciw.dists.Deterministic(0.0)
             ]
-            + [_service(ciw, s, c) for s in stations]
+            + [
+                _WorkPerUser(s.demands[c], seed, k + 1) if c in s.demands else _NEVER
+                for k, s in enumerate(stations)
+            ]
             for c in net.classes
         },
         number_of_servers=[float("inf")] * (len(stations) + 1),

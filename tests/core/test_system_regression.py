@@ -1,0 +1,242 @@
+"""perfstats.predict_regression and perfstats.detect_system_regression (steps 5-6, 1-6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import perfstats
+from perfstats import CallGraph, detect_system_regression, predict_regression
+from perfstats.queueing import ClosedNetwork, OpenNetwork, Station
+
+
+def shop_model() -> OpenNetwork:
+    # class a: gateway -> catalogue; class b: gateway -> pricing
+    return OpenNetwork(
+        [
+            Station("gateway", demands={"a": 0.002, "b": 0.002}),
+            Station("catalogue", demands={"a": 0.010}),
+            Station("pricing", demands={"b": 0.008}),
+        ],
+        arrival_rates={"a": 40.0, "b": 30.0},
+    )
+
+
+def test_unchanged_demands_give_identical_samples() -> None:
+    model = shop_model()
+    for factors in ({}, {"catalogue": 1.0}):
+        res = predict_regression(model, factors, n_requests=2_000, rng=1)
+        assert not res.regression
+        assert res.cliffs_delta == 0.0 and res.pvalue == 1.0 and res.mpd == 0.0
+        assert res.reason == "no regression: no service demand changed"
+        assert all(v == 0.0 for v in res.cpu_mpd.values())
+
+
+def test_large_change_is_a_regression_with_cpu_from_the_utilisation_law() -> None:
+    model = shop_model()
+    res = predict_regression(model, {"catalogue": 2.0}, n_requests=5_000, rng=4)
+    assert res.regression and res.cliffs_delta > 0.147 and res.pvalue < 0.05
+    assert res.reason.startswith("regression predicted: mean response time +")
+    # CPU: 40 requests/s x 10 ms more = 40 percentage points
+    assert res.cpu_mpd["catalogue"] == pytest.approx(40.0, abs=2.0)
+    assert res.cpu_mpd["gateway"] == 0.0 and res.cpu_mpd["pricing"] == 0.0
+    # class b never visits the catalogue: with common random numbers it is untouched
+    assert res.mpd_by_class["b"] == 0.0 and res.cliffs_delta_by_class["b"] == 0.0
+    analytic = (
+        model.with_demand_factors({"catalogue": 2.0}).solve().response_time["a"]
+        - model.solve().response_time["a"]
+    )
+    assert res.mpd_by_class["a"] == pytest.approx(analytic, rel=0.3)
+    assert res.mpd == pytest.approx(res.mean_after - res.mean_before)
+    assert res.relative_mpd == pytest.approx(res.mpd / res.mean_before)
+
+
+def test_small_change_is_significant_but_negligible() -> None:
+    res = predict_regression(shop_model(), {"catalogue": 1.1}, n_requests=5_000, rng=4)
+    assert res.pvalue < 0.05  # the test alone would flag it ...
+    assert res.magnitude == "negligible" and not res.regression  # ... the effect size does not
+    assert "negligible" in res.reason
+    assert res.cpu_mpd["catalogue"] == pytest.approx(4.0, abs=0.5)
+
+
+def test_improvement_is_not_a_regression() -> None:
+    res = predict_regression(shop_model(), {"catalogue": 0.5}, n_requests=5_000, rng=4)
+    assert res.cliffs_delta < -0.147 and res.pvalue < 0.05
+    assert not res.regression and "improvement" in res.reason
+
+
+def test_per_class_factors() -> None:
+    model = OpenNetwork(
+        [Station("shared", demands={"a": 0.005, "b": 0.005})],
+        arrival_rates={"a": 20.0, "b": 20.0},
+    )
+    res = predict_regression(model, {"a": {"shared": 3.0}}, n_requests=4_000, rng=2)
+    assert res.mpd_by_class["a"] > res.mpd_by_class["b"] > 0.0
+    assert res.cpu_mpd["shared"] == pytest.approx(100 * 20 * 0.010, abs=1.5)
+
+
+def test_saturating_change_is_reported() -> None:
+    res = predict_regression(shop_model(), {"catalogue": 3.0}, n_requests=3_000, rng=5)
+    assert res.saturated == ("catalogue",)
+    assert res.regression and "'catalogue' (utilisation 1.2) saturate" in res.reason
+
+
+def test_closed_model() -> None:
+    model = ClosedNetwork(
+        [Station("cpu", demands={"u": 0.05}), Station("db", demands={"u": 0.03})],
+        population={"u": 10},
+        think_times={"u": 0.5},
+    )
+    res = predict_regression(model, {"db": 3.0}, n_requests=3_000, rng=6)
+    assert res.regression and res.mpd > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "match"),
+    [
+        (("not a model", {}), {}, "model must be a perfstats.queueing"),
+        ((None, {"nope": 1.2}), {}, r"unknown station\(s\) \['nope'\]"),
+        ((None, {"catalogue": 0.0}), {}, "demand factor of station 'catalogue'"),
+        ((None, {"catalogue": -1.0}), {}, "demand factor of station 'catalogue'"),
+        ((None, {"z": {"catalogue": 1.2}}), {}, r"unknown request class\(es\) \['z'\]"),
+        ((None, {}), {"alpha": 0.0}, "alpha"),
+        ((None, {}), {"n_requests": 5}, "n_requests"),
+    ],
+)
+def test_predict_bad_input(args: tuple[Any, Any], kwargs: dict[str, Any], match: str) -> None:
+    model = shop_model() if args[0] is None else args[0]
+    with pytest.raises(ValueError, match=match):
+        predict_regression(model, args[1], **kwargs)
+
+
+# -- the whole pipeline -----------------------------------------------------------
+
+
+def system_graph() -> CallGraph:
+    g = nx.DiGraph()
+    g.add_node("gw.route", subsystem="gateway", calls=1, inclusive=0.014)
+    g.add_node("cat.search", subsystem="catalogue", calls=1, inclusive=0.010)
+    g.add_node("cat.rank", subsystem="catalogue", calls=4, inclusive=0.001)
+    g.add_node("price.quote", subsystem="pricing", calls=1, inclusive=0.002)
+    g.add_edge("gw.route", "cat.search")
+    g.add_edge("cat.search", "cat.rank")
+    g.add_edge("gw.route", "price.quote")
+    return CallGraph(g)
+
+
+def local_graph() -> CallGraph:
+    g = nx.DiGraph()
+    g.add_node("cat.search", subsystem="catalogue", calls=1, inclusive=0.010)
+    g.add_node("cat.rank", subsystem="catalogue", calls=4, inclusive=0.001)
+    g.add_node("price.quote", subsystem="pricing", calls=1, inclusive=0.002)
+    g.add_node("legacy.unused", subsystem="legacy", calls=1, inclusive=0.002)
+    g.add_edge("cat.search", "cat.rank")
+    return CallGraph(g)
+
+
+def model() -> OpenNetwork:
+    return OpenNetwork(
+        [
+            Station("gateway", demands={"r": 0.002}),
+            Station("catalogue", demands={"r": 0.010}),
+            Station("pricing", demands={"r": 0.002}),
+        ],
+        arrival_rates={"r": 50.0},
+    )
+
+
+def measurements(slow: dict[str, float], seed: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
+    rng = np.random.default_rng(seed)
+    means = {"cat.search": 0.010, "cat.rank": 0.001, "price.quote": 0.002, "legacy.unused": 0.002}
+    before = {c: rng.normal(m, m * 0.03, size=30) for c, m in means.items()}
+    after = {c: rng.normal(m, m * 0.03, size=30) + slow.get(c, 0.0) for c, m in means.items()}
+    return before, after
+
+
+def test_pipeline_detects_a_large_local_slowdown() -> None:
+    # cat.rank gets 2.5 ms slower per call; cat.search's test sees 4 x 2.5 ms
+    before, after = measurements({"cat.rank": 0.0025, "cat.search": 0.010})
+    res = detect_system_regression(
+        before, after, local_graph(), system_graph(), model(), n_requests=4_000, rng=1
+    )
+    assert res.deviations["cat.rank"].deviated and res.deviations["cat.search"].deviated
+    assert not res.deviations["price.quote"].deviated
+    # catalogue's 10 ms become about 20 ms: nested change counted once
+    assert res.demand_factors["catalogue"] == pytest.approx(2.0, abs=0.05)
+    assert res.regression and res.prediction.regression
+    assert res.reason.startswith("2 component(s) deviated locally")
+    assert res.unmapped == {}
+
+
+def test_pipeline_small_local_slowdown_is_no_system_regression() -> None:
+    # a large local deviation of a component that matters little (pricing, 2 ms)
+    before, after = measurements({"price.quote": 0.0002})
+    res = detect_system_regression(
+        before, after, local_graph(), system_graph(), model(), n_requests=4_000, rng=1
+    )
+    assert res.deviations["price.quote"].deviated
+    assert res.demand_factors["pricing"] == pytest.approx(1.1, abs=0.02)
+    assert not res.regression
+
+
+def test_pipeline_without_deviation() -> None:
+    before, after = measurements({})
+    res = detect_system_regression(
+        before, after, local_graph(), system_graph(), model(), n_requests=2_000, rng=1
+    )
+    assert not res.regression and dict(res.demand_factors) == {}
+    assert res.reason.startswith("no component deviated locally; no regression")
+
+
+def test_pipeline_reports_unmapped_components() -> None:
+    before, after = measurements({"legacy.unused": 0.002})
+    res = detect_system_regression(
+        before, after, local_graph(), system_graph(), model(), n_requests=2_000, rng=1
+    )
+    assert "legacy.unused" in res.unmapped
+    assert "not mapped to the system graph: ['legacy.unused']" in res.reason
+    assert not res.regression
+
+
+def test_pipeline_with_system_graphs_per_request_class() -> None:
+    two = OpenNetwork(
+        [
+            Station("gateway", demands={"search": 0.002, "quote": 0.002}),
+            Station("catalogue", demands={"search": 0.010}),
+            Station("pricing", demands={"quote": 0.002}),
+        ],
+        arrival_rates={"search": 30.0, "quote": 30.0},
+    )
+    g_quote = nx.DiGraph()
+    g_quote.add_node("gw.route", subsystem="gateway", calls=1, inclusive=0.004)
+    g_quote.add_node("price.quote", subsystem="pricing", calls=1, inclusive=0.002)
+    g_quote.add_edge("gw.route", "price.quote")
+    graphs = {"search": system_graph(), "quote": CallGraph(g_quote)}
+    before, after = measurements({"cat.rank": 0.0025, "cat.search": 0.010})
+    res = detect_system_regression(
+        before, after, local_graph(), graphs, two, n_requests=4_000, rng=1
+    )
+    assert res.demand_factors["search"]["catalogue"] == pytest.approx(2.0, abs=0.05)
+    assert dict(res.demand_factors["quote"]) == {}
+    assert res.prediction.mpd_by_class["quote"] == 0.0
+    assert res.regression
+
+
+def test_pipeline_bad_input() -> None:
+    before, after = measurements({"cat.rank": 0.0025})
+    del after["cat.rank"]
+    with pytest.raises(ValueError, match=r"only in before: \['cat.rank'\]"):
+        detect_system_regression(before, after, local_graph(), system_graph(), model())
+    before, after = measurements({"cat.rank": 0.0025})
+    no_catalogue = OpenNetwork(
+        [Station("gateway", demands={"r": 0.002})], arrival_rates={"r": 10.0}
+    )
+    with pytest.raises(ValueError, match=r"subsystem\(s\) \['catalogue'\] .* not stations"):
+        detect_system_regression(before, after, local_graph(), system_graph(), no_catalogue)
+    with pytest.raises(ValueError, match=r"request class\(es\) \['zzz'\]"):
+        detect_system_regression(before, after, local_graph(), {"zzz": system_graph()}, model())
+    with pytest.raises(ValueError, match="different units"):
+        perfstats.local_deviation([1.0], [1.0], unit=("s", "ms"))
