@@ -511,6 +511,10 @@ def main(argv: list[str] | None = None) -> int:
         scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
         seed=args.seed, progress=not args.no_progress, load_runs=load_runs,
     )
+    if args.load_runs is not None:
+        # The load tests ran in an earlier process (--save-runs); only the
+        # model, the predictions and the verdicts were computed here.
+        out["settings"]["load_tests_from"] = str(args.load_runs)
     text = format_tables(out, scenarios)
     print(text)
     if args.json is not None:
