@@ -16,7 +16,10 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import sys
+import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
@@ -108,12 +111,29 @@ def parse_upstreams(items: list[str]) -> dict[str, tuple[str, int]]:
     return out
 
 
+def exit_with_parent() -> None:
+    """End this process when the process that started it is gone.
+
+    A load test killed before it could stop its services would otherwise
+    leave them running (reparented to init) and holding their ports.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--service", required=True, choices=sorted(SERVICES))
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--upstream", action="append", default=[], metavar="NAME=URL")
     args = parser.parse_args(argv)
+    exit_with_parent()
     tracing.enable(True)
     service = SERVICES[args.service]
     handler = make_handler(service, make_call(parse_upstreams(args.upstream)))
