@@ -144,6 +144,24 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
     }
 
 
+def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
+    """A/A: Cliff's delta between the original version's own repetitions.
+
+    How far two load tests of the same code disagree on this machine at
+    this time; a version's effect below this is not told apart by one run.
+    """
+    deltas = [
+        perfstats.cliffs_delta(base[j].response_ms, base[i].response_ms).delta
+        for i in range(len(base))
+        for j in range(i + 1, len(base))
+    ]
+    return {
+        "aa_cliffs_delta": deltas,
+        "aa_abs_max": max((abs(d) for d in deltas), default=0.0),
+        "mean_ms": [r.mean_ms for r in base],
+    }
+
+
 # --- the prediction ---------------------------------------------------------
 
 
@@ -381,6 +399,7 @@ def evaluate(
             )
         out[name] = rows
         out.setdefault("original_runs", {})[name] = [run_summary(r) for r in base]
+        out.setdefault("oracle_noise", {})[name] = oracle_noise(base)
     bar.close()
     out["wall_s"] = {
         "prediction": wall_pred,
@@ -453,6 +472,11 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
                 f"{r['wall_s']['prediction']:>6.1f} {r['wall_s']['load_test']:>6.1f}"
             )
         s = out["summary"][name]
+        noise = out["oracle_noise"][name]["aa_cliffs_delta"]
+        lines.append(
+            "   A/A (original vs itself, between repetitions): Cliff's delta "
+            + ", ".join(f"{d:+.3f}" for d in noise)
+        )
         lines.append(
             f"   agreement {s['agree']}/{s['n']} (TP {s['TP']}, TN {s['TN']}, FP {s['FP']}, "
             f"FN {s['FN']}); max CPU |delta| {s['cpu_abs_diff_max']:.2f} points; "
