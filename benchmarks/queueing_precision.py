@@ -15,15 +15,22 @@ seed: common random numbers); we report the RMS error of the MPD against the
 analytic value, the spread of Cliff's delta, and the wall time of one
 prediction.
 
+Third table (``--timing``): wall and CPU seconds of one ``predict_regression``
+with its default length on a three-service, three-class model (bottleneck at
+50% utilisation), with the machine's load average beside them (the machine
+is shared; CPU seconds are what the prediction itself costs).
+
 Usage::
 
-    python -m benchmarks.queueing_precision [--reps 30] [--n 20000,100000] [--mpd] [--json out.json]
+    python -m benchmarks.queueing_precision [--reps 30] [--n 20000,100000] [--mpd | --timing]
+                                            [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
@@ -58,13 +65,45 @@ def mpd_table(net: OpenNetwork, lengths: list[int], reps: int) -> list[dict[str,
     return rows
 
 
+def timing_table(reps: int) -> list[dict[str, float]]:
+    model = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.002, "buy": 0.003, "search": 0.002}),
+            Station("catalogue", servers=2, demands={"browse": 0.020, "search": 0.030}),
+            Station("pricing", demands={"buy": 0.020, "browse": 0.004}),
+        ],
+        arrival_rates={"browse": 30.0, "buy": 10.0, "search": 10.0},
+    )
+    rows = []
+    for rep in range(reps):
+        wall, cpu = time.perf_counter(), time.process_time()
+        res = predict_regression(model, {"catalogue": 1.5}, rng=rep)
+        row = {
+            "n_requests": res.n_requests,
+            "wall_s": time.perf_counter() - wall,
+            "cpu_s": time.process_time() - cpu,
+            "load_average_1min": os.getloadavg()[0],
+            "bottleneck_utilisation_before": max(model.offered_load().values()),
+        }
+        rows.append(row)
+        print(json.dumps(row))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--n", default="20000,100000")
     parser.add_argument("--json", default=None)
     parser.add_argument("--mpd", action="store_true", help="only the MPD table")
+    parser.add_argument("--timing", action="store_true", help="only the timing table")
     args = parser.parse_args()
+    if args.timing:
+        timing = timing_table(args.reps)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(timing, fh, indent=2)
+        return
     net = OpenNetwork([Station("cpu", demands={"req": 0.5})], arrival_rates={"req": 1.0})
     lengths = [int(v) for v in args.n.split(",")]
     if args.mpd:

@@ -28,13 +28,15 @@ __all__ = ["CallGraph"]
 
 Func = tuple[str, int, str]  # pstats' (filename, line number, function name)
 
+# Accepted spellings, including OTLP JSON's camelCase (which encodes the
+# 64-bit nanosecond times as strings of digits).
 _SPAN_FIELDS: dict[str, tuple[str, ...]] = {
-    "id": ("span_id", "id"),
-    "parent": ("parent_id", "parent_span_id", "parent"),
+    "id": ("span_id", "spanId", "id"),
+    "parent": ("parent_id", "parent_span_id", "parentSpanId", "parent"),
     "name": ("name",),
     "service": ("service", "service_name", "service.name"),
-    "start": ("start", "start_time", "start_time_unix_nano"),
-    "end": ("end", "end_time", "end_time_unix_nano"),
+    "start": ("start", "start_time", "start_time_unix_nano", "startTimeUnixNano"),
+    "end": ("end", "end_time", "end_time_unix_nano", "endTimeUnixNano"),
 }
 
 
@@ -495,11 +497,13 @@ class CallGraph:
         Parameters
         ----------
         spans : iterable of mappings or objects
-            Each with an id (``span_id`` or ``id``), a parent id
-            (``parent_id``, ``parent_span_id`` or ``parent``; None or ``""``
-            for a trace's root), ``name``, ``service`` (or ``service_name``,
-            ``service.name``), ``start`` and ``end`` (or ``start_time``,
-            ``end_time``, ``*_unix_nano``).
+            Each with an id (``span_id``, ``spanId`` or ``id``), a parent id
+            (``parent_id``, ``parent_span_id``, ``parentSpanId`` or
+            ``parent``; None or ``""`` for a trace's root), ``name``,
+            ``service`` (or ``service_name``, ``service.name``), ``start``
+            and ``end`` (or ``start_time``, ``end_time``,
+            ``*_time_unix_nano``, OTLP's ``startTimeUnixNano`` and
+            ``endTimeUnixNano``, also as strings of digits).
         unit : str
             Unit of ``start`` and ``end``: ``"s"``, ``"ms"``, ``"us"`` or
             ``"ns"`` (OpenTelemetry exports nanoseconds).
@@ -590,7 +594,7 @@ class CallGraph:
             else:
                 r = by_id[sid]
                 calls[comp] = calls.get(comp, 0) + 1
-                total[comp] = total.get(comp, 0.0) + (r["end"] - r["start"]) * scale
+                total[comp] = total.get(comp, 0.0) + float(r["end"] - r["start"]) * scale
                 if parent_comp is not None:
                     edges[(parent_comp, comp)] = edges.get((parent_comp, comp), 0) + 1
                 effective = comp
@@ -647,9 +651,15 @@ def _span(span: Any, index: int) -> dict[str, Any]:
     for key in ("name", "service"):
         if not isinstance(out[key], str) or not out[key]:
             raise ValueError(f"span {index} needs a non-empty string {key!r}, got {out[key]!r}")
-    start = _number(out["start"], f"start of span {index}", positive=False)
-    end = _number(out["end"], f"end of span {index}", positive=False)
+    for key in ("start", "end"):
+        if isinstance(out[key], str) and out[key].isdigit():
+            out[key] = int(out[key])
+    _number(out["start"], f"start of span {index}", positive=False)
+    _number(out["end"], f"end of span {index}", positive=False)
+    start, end = out["start"], out["end"]
     if end < start:
         raise ValueError(f"span {index} ({out['name']!r}) ends before it starts: {start} > {end}")
-    out["start"], out["end"], out["raw"] = start, end, span
+    # kept as given: integer nanoseconds since the epoch subtract exactly,
+    # while as floats they would lose a quarter of a microsecond
+    out["raw"] = span
     return out

@@ -83,6 +83,15 @@ def _md_seconds(name: str, value: Any) -> float | None:
     return md
 
 
+def _demand(value: Any, sub: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"demand_before of subsystem {sub!r} must be a number, got {value!r}")
+    out = float(value)
+    if not (math.isfinite(out) and out > 0.0):
+        raise ValueError(f"demand_before of subsystem {sub!r} must be positive, got {out!r}")
+    return out
+
+
 def _match(
     names: list[str], local: CallGraph, system: CallGraph
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -141,6 +150,8 @@ def propagate(
     deviations: Mapping[str, LocalDeviation | float],
     local_graph: CallGraph,
     system_graph: CallGraph,
+    *,
+    demand_before: Mapping[str, float] | None = None,
 ) -> Propagation:
     """Propagate local deviations to subsystem demand factors.
 
@@ -156,6 +167,13 @@ def propagate(
     system_graph : CallGraph
         Call graph of the system, per request (e.g.
         :meth:`CallGraph.from_spans` of a load test's traces).
+    demand_before : mapping of str to float, optional
+        Per subsystem, its demand before the change in seconds per root
+        invocation, when it is known better than the system graph's times
+        tell, e.g. the model's service demand from the utilisation law.
+        Span durations measured under load include waiting (for a CPU, a
+        lock, a connection); a change of work divided by them gives too
+        small a factor. By default the system graph's top-level sum.
 
     Returns
     -------
@@ -184,7 +202,7 @@ def propagate(
     its measured inclusive change already contains them. The subsystem's
     change is the sum over its top-level components (called from outside
     it) of their calls per request times their change; its demand before
-    is the same sum over their own-subsystem times.
+    is the same sum over their own-subsystem times (or ``demand_before``).
 
     References
     ----------
@@ -231,7 +249,14 @@ def propagate(
     factors: dict[str, float] = {}
     for sub in dict.fromkeys(system_graph.subsystem(s) for s in carried):
         changes = {s: md for s, md in carried.items() if system_graph.subsystem(s) == sub}
-        base = system_graph.subsystem_time(sub)
+        if demand_before is None:
+            base = system_graph.subsystem_time(sub)
+        elif sub in demand_before:
+            base = _demand(demand_before[sub], sub)
+        else:
+            raise ValueError(
+                f"demand_before has no entry for subsystem {sub!r}, whose components deviated"
+            )
         delta = system_graph.subsystem_change(sub, changes)
         if base <= 0.0:
             raise ValueError(

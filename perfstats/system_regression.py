@@ -76,6 +76,17 @@ def _stations_exist(factors: Mapping[str, float], model: OpenNetwork | ClosedNet
         )
 
 
+def _mean_demands(model: OpenNetwork | ClosedNetwork) -> dict[str, float]:
+    """Per station, the service demand of an average request (throughput-weighted)."""
+    rates = (
+        dict(model.arrival_rates)
+        if isinstance(model, OpenNetwork)
+        else dict(model.solve().throughput)
+    )
+    total = sum(rates.values())
+    return {s.name: sum(rates[c] * d for c, d in s.demands.items()) / total for s in model.stations}
+
+
 def detect_system_regression(
     before: Mapping[str, Any],
     after: Mapping[str, Any],
@@ -87,6 +98,7 @@ def detect_system_regression(
     unit: str = "s",
     n_requests: int = DEFAULT_PREDICTION_REQUESTS,
     rng: Any = None,
+    baseline: str = "graph",
 ) -> SystemRegression:
     """From component measurements of two versions to a system-level verdict.
 
@@ -115,6 +127,13 @@ def detect_system_regression(
         Time unit of the component measurements.
     n_requests, rng
         Passed to :func:`predict_regression`.
+    baseline : {"graph", "model"}
+        What a subsystem's change is divided by to give its demand factor:
+        its time in the system graph (the sum over its top-level
+        components, as in the paper), or the model's service demand of
+        that station (per class with per-class graphs; else the mean over
+        classes weighted by throughput). Use ``"model"`` when the system
+        graph's times include waiting, e.g. spans recorded under load.
 
     Returns
     -------
@@ -168,10 +187,13 @@ def detect_system_regression(
             f"{only_before}, only in after: {only_after}"
         )
     deviations = {c: local_deviation(before[c], after[c], alpha=alpha, unit=unit) for c in before}
+    if baseline not in ("graph", "model"):
+        raise ValueError(f"baseline must be 'graph' or 'model', got {baseline!r}")
     propagation: Propagation | Mapping[str, Propagation]
     factors: Mapping[str, Any]
     if isinstance(system_graph, CallGraph):
-        propagation = propagate(deviations, local_graph, system_graph)
+        base = _mean_demands(model) if baseline == "model" else None
+        propagation = propagate(deviations, local_graph, system_graph, demand_before=base)
         factors = dict(propagation.demand_factors)
         _stations_exist(factors, model)
     elif isinstance(system_graph, Mapping):
@@ -181,7 +203,19 @@ def detect_system_regression(
                 f"system_graph names request class(es) {unknown} the model does not have "
                 f"(classes: {list(model.classes)})"
             )
-        per_class = {c: propagate(deviations, local_graph, g) for c, g in system_graph.items()}
+        per_class = {
+            c: propagate(
+                deviations,
+                local_graph,
+                g,
+                demand_before=(
+                    {s.name: s.demands[c] for s in model.stations if c in s.demands}
+                    if baseline == "model"
+                    else None
+                ),
+            )
+            for c, g in system_graph.items()
+        }
         for p in per_class.values():
             _stations_exist(p.demand_factors, model)
         propagation = MappingProxyType(per_class)

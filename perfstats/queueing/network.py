@@ -326,13 +326,12 @@ class OpenNetwork:
     (0.5, 1.0)
     """
 
-    def __init__(
-        self,
-        stations: Iterable[Station],
-        *,
-        arrival_rates: Mapping[str, float],
-        _check_stability: bool = True,
-    ) -> None:
+    def __init__(self, stations: Iterable[Station], *, arrival_rates: Mapping[str, float]) -> None:
+        self._setup(stations, arrival_rates)
+        self._stable_only = True
+        self.check_stability()
+
+    def _setup(self, stations: Iterable[Station], arrival_rates: Mapping[str, float]) -> None:
         self.stations = _stations(stations)
         if not isinstance(arrival_rates, Mapping) or not arrival_rates:
             raise ValueError(
@@ -344,9 +343,6 @@ class OpenNetwork:
             {c: _positive(r, f"arrival rate of class {c!r}") for c, r in arrival_rates.items()}
         )
         self.classes: tuple[str, ...] = tuple(_classes_of(self.stations))
-        self._stable_only = _check_stability
-        if _check_stability:
-            self.check_stability()
 
     def offered_load(self) -> dict[str, float]:
         """Per station, the utilisation of one server: ``sum(rate x demand) / servers``."""
@@ -378,12 +374,12 @@ class OpenNetwork:
         )
 
     def _unchecked_with_demand_factors(self, demand_factors: Mapping[str, Any]) -> OpenNetwork:
+        """As :meth:`with_demand_factors`, but an unstable result is allowed (and simulable)."""
         factors = _factors(demand_factors, self.stations, list(self.classes))
-        return OpenNetwork(
-            _scaled_stations(self.stations, factors),
-            arrival_rates=self.arrival_rates,
-            _check_stability=False,
-        )
+        net = OpenNetwork.__new__(OpenNetwork)
+        net._setup(_scaled_stations(self.stations, factors), self.arrival_rates)
+        net._stable_only = False
+        return net
 
     def solve(self) -> QueueingSolution:
         """Analytic steady-state solution (M/M/c with Erlang C per station)."""

@@ -11,6 +11,8 @@ from typing import Any
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfstats import CallGraph
 
@@ -330,7 +332,58 @@ def test_from_spans_bad_input(spans: list[Any], kwargs: dict[str, Any], match: s
         CallGraph.from_spans(spans, **kwargs)
 
 
+def test_from_spans_accepts_otlp_json_spelling() -> None:
+    spans = [
+        {"spanId": "a1", "parentSpanId": "", "name": "GET /x", "service": "gw",
+         "startTimeUnixNano": "1700000000000000000", "endTimeUnixNano": "1700000000030000000"},
+        {"spanId": "b2", "parentSpanId": "a1", "name": "db.q", "service": "db",
+         "startTimeUnixNano": "1700000000005000000", "endTimeUnixNano": "1700000000015000000"},
+    ]  # fmt: skip
+    cg = CallGraph.from_spans(spans, unit="ns")
+    assert cg.inclusive("GET /x") == pytest.approx(0.030)
+    assert cg.exclusive("GET /x") == pytest.approx(0.020)
+
+
 def test_from_spans_custom_names_disambiguate_services() -> None:
     spans = [Span(1, None, "GET /x", "gateway", 0, 3), Span(2, 1, "GET /x", "catalogue", 1, 2)]
     cg = CallGraph.from_spans(spans, name=lambda s: f"{s.service}:{s.name}")
     assert cg.edge_calls("gateway:GET /x", "catalogue:GET /x") == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(min_value=1, max_value=12))
+def test_subsystem_time_and_change_on_random_call_dags(data: st.DataObject, n: int) -> None:
+    """One subsystem, consistent counts: demand = sum of calls x exclusive; a change x calls."""
+    g = nx.DiGraph()
+    calls = [1.0]
+    excl = [data.draw(st.floats(0.0, 1.0))]
+    g.add_node(0, subsystem="s")
+    for i in range(1, n):
+        parents = data.draw(st.sets(st.integers(0, i - 1), min_size=1, max_size=3))
+        total = 0.0
+        for p in parents:
+            per_call = data.draw(st.integers(1, 3))
+            g.add_edge(p, i, calls=calls[p] * per_call)
+            total += calls[p] * per_call
+        calls.append(total)
+        excl.append(data.draw(st.floats(0.0, 1.0)))
+    incl = [0.0] * n
+    for i in reversed(range(n)):
+        incl[i] = excl[i] + sum(
+            g.edges[i, c]["calls"] / calls[i] * incl[c] for c in g.successors(i)
+        )
+    named = nx.relabel_nodes(g, {i: f"f{i}" for i in range(n)})
+    for i in range(n):
+        named.nodes[f"f{i}"].update(calls=calls[i], inclusive=incl[i], subsystem="s")
+    cg = CallGraph(named)
+    for i in range(n):
+        assert cg.exclusive(f"f{i}") == pytest.approx(excl[i], abs=1e-9)
+    assert cg.top_level("s") == ("f0",)
+    assert cg.subsystem_time("s") == pytest.approx(
+        sum(c * e for c, e in zip(calls, excl, strict=True)), rel=1e-9, abs=1e-9
+    )
+    v = data.draw(st.integers(0, n - 1))
+    md = data.draw(st.floats(-0.5, 0.5))
+    assert cg.subsystem_change("s", {f"f{v}": md}) == pytest.approx(
+        calls[v] * md, rel=1e-9, abs=1e-12
+    )

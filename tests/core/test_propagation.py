@@ -154,3 +154,17 @@ def test_units_are_converted() -> None:
     res = propagate({"Function_B4": dev}, component_tests(), figure1_system())
     assert res.carried_md["Function_B4"] == pytest.approx(0.05)
     assert res.demand_after["B"] == pytest.approx(0.4)
+
+
+def test_demand_before_from_elsewhere() -> None:
+    deviations = {"Function_B3": 0.2, "Function_B4": 0.05}
+    res = propagate(
+        deviations, component_tests(), figure1_system(), demand_before={"B": 0.6, "A": 1.0}
+    )
+    assert res.demand_before["B"] == 0.6
+    assert res.demand_after["B"] == pytest.approx(0.8)
+    assert res.demand_factors["B"] == pytest.approx(0.8 / 0.6)
+    with pytest.raises(ValueError, match="demand_before has no entry for subsystem 'B'"):
+        propagate(deviations, component_tests(), figure1_system(), demand_before={"A": 1.0})
+    with pytest.raises(ValueError, match="demand_before of subsystem 'B' must be positive"):
+        propagate(deviations, component_tests(), figure1_system(), demand_before={"B": 0.0})

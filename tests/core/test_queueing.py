@@ -168,15 +168,20 @@ def test_simulation_multiclass_multiserver_within_3_percent() -> None:
 
 def test_simulation_closed_within_3_percent() -> None:
     net = ClosedNetwork(
-        [Station("cpu", demands={"u": 0.2}), Station("disk", servers=2, demands={"u": 0.3})],
-        population={"u": 6},
-        think_times={"u": 1.0},
+        [
+            Station("cpu", demands={"u": 0.2, "v": 0.1}),
+            Station("disk", servers=2, demands={"u": 0.3, "v": 0.5}),
+        ],
+        population={"u": 3, "v": 2},
+        think_times={"u": 1.0, "v": 0.5},
     )
     sol = net.solve()
     sim = net.simulate(n_requests=20_000, rng=3)
-    assert sim.mean_response_time["u"] == pytest.approx(sol.response_time["u"], rel=0.03)
-    assert sim.throughput["u"] == pytest.approx(sol.throughput["u"], rel=0.03)
-    assert sim.utilization["cpu"] == pytest.approx(sol.utilization["cpu"], abs=0.015)
+    for cls in ("u", "v"):
+        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
+        assert sim.throughput[cls] == pytest.approx(sol.throughput[cls], rel=0.03)
+    for name, u in sol.utilization.items():
+        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
 
 
 def test_simulation_is_reproducible_and_leaves_random_alone() -> None:

@@ -240,3 +240,45 @@ def test_pipeline_bad_input() -> None:
         detect_system_regression(before, after, local_graph(), {"zzz": system_graph()}, model())
     with pytest.raises(ValueError, match="different units"):
         perfstats.local_deviation([1.0], [1.0], unit=("s", "ms"))
+
+
+def test_prediction_as_dict_is_json_ready() -> None:
+    import json
+
+    res = predict_regression(shop_model(), {"a": {"catalogue": 1.5}}, n_requests=1_000, rng=3)
+    row = json.loads(json.dumps(res.as_dict()))
+    assert row["regression"] == res.regression and row["mpd"] == res.mpd
+    assert row["cpu_mpd"]["catalogue"] == res.cpu_mpd["catalogue"]
+    assert row["demand_factors"] == {"a": {"catalogue": 1.5}}
+    assert "before" not in row and "after" not in row
+
+
+def test_pipeline_baseline_from_the_model() -> None:
+    # spans under load: catalogue's 10 ms of work took 20 ms (half of it waiting)
+    g = nx.DiGraph()
+    g.add_node("gw.route", subsystem="gateway", calls=1, inclusive=0.030)
+    g.add_node("cat.search", subsystem="catalogue", calls=1, inclusive=0.020)
+    g.add_edge("gw.route", "cat.search")
+    loaded = CallGraph(g)
+    before, after = measurements({"cat.search": 0.010})
+    by_graph = detect_system_regression(
+        before, after, local_graph(), loaded, model(), n_requests=1_000, rng=1
+    )
+    by_model = detect_system_regression(
+        before, after, local_graph(), loaded, model(), n_requests=1_000, rng=1, baseline="model"
+    )
+    assert by_graph.demand_factors["catalogue"] == pytest.approx(1.5, abs=0.02)
+    assert by_model.demand_factors["catalogue"] == pytest.approx(2.0, abs=0.03)
+    per_class = detect_system_regression(
+        before,
+        after,
+        local_graph(),
+        {"r": loaded},
+        model(),
+        n_requests=1_000,
+        rng=1,
+        baseline="model",
+    )
+    assert per_class.demand_factors["r"]["catalogue"] == pytest.approx(2.0, abs=0.03)
+    with pytest.raises(ValueError, match="baseline must be 'graph' or 'model'"):
+        detect_system_regression(before, after, local_graph(), loaded, model(), baseline="x")
