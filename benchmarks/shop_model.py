@@ -84,38 +84,20 @@ def estimate_demands(runs: Sequence[LoadTestRun]) -> dict[str, dict[str, float]]
     return demands
 
 
-def system_graphs(
-    spans: Sequence[Mapping[str, Any]], demands: Mapping[str, Mapping[str, float]]
-) -> dict[str, Any]:
-    """Request type -> its system call graph, calibrated to the model's demands.
+def system_graphs(spans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Request type -> its system call graph (:meth:`perfstats.CallGraph.from_spans`).
 
-    The graph of each request type comes from its traces
-    (:meth:`perfstats.CallGraph.from_spans` with that root). Span times are
-    wall-clock and leave out the CPU a service spends outside any span (its
-    HTTP stack), so each service's exclusive times are scaled until the
-    service's time per request in the graph equals its demand in the model.
-    A component's change then adds to the demand what it adds to the CPU
-    time, and the relative change that propagation hands to the model is
-    relative to the model's own demand.
+    Span times are wall-clock and leave out the CPU a service spends outside
+    any span (its HTTP stack), so they are not the model's demands: the
+    propagation divides each change by the model's demand instead
+    (``perfstats.propagate(..., demand_before=...)``).
     """
-    import networkx as nx
-
     from perfstats import CallGraph
 
-    out: dict[str, Any] = {}
-    for kind in sorted(set(trace_classes(spans).values())):
-        raw = CallGraph.from_spans(spans, root=kind)
-        g = nx.DiGraph(raw.graph)
-        for service in raw.subsystems:
-            own = raw.subsystem_time(service)
-            target = demands.get(service, {}).get(kind)
-            if target is None or own <= 0.0:
-                continue
-            for n in g:
-                if g.nodes[n]["subsystem"] == service:
-                    g.nodes[n]["exclusive"] = raw.exclusive(n) * target / own
-        out[kind] = CallGraph(g)
-    return out
+    return {
+        kind: CallGraph.from_spans(spans, root=kind)
+        for kind in sorted(set(trace_classes(spans).values()))
+    }
 
 
 def local_graph(profile: Any) -> Any:

@@ -105,10 +105,10 @@ class Model:
 
 
 def build_model(runs: Sequence[LoadTestRun]) -> Model:
-    """Demands by the utilisation law, and per request type a calibrated system graph."""
+    """Demands by the utilisation law, and per request type a system graph."""
     t0 = time.perf_counter()
     demands = estimate_demands(runs)
-    graphs = system_graphs([s for run in runs for s in run.spans], demands)
+    graphs = system_graphs([s for run in runs for s in run.spans])
     return Model(graphs, demands, time.perf_counter() - t0)
 
 
@@ -166,9 +166,17 @@ def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
 
 
 def propagate_per_class(
-    deviations: dict[str, Any], local: Any, graphs: dict[str, Any]
+    deviations: dict[str, Any],
+    local: Any,
+    graphs: dict[str, Any],
+    demands: dict[str, dict[str, float]],
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """Demand factors per request type, and the deviated components no graph holds.
+
+    A service's change per request is relative to its demand in the model
+    (``demands[service][request_type]``, CPU by the utilisation law), not to
+    its span time, which is wall-clock and leaves out the HTTP stack: a
+    component's change then adds to the demand what it adds to the CPU time.
 
     Each request type's graph only gets the deviations of components on its
     path: ``perfstats.propagate`` maps the deviated part of the local graph
@@ -184,7 +192,8 @@ def propagate_per_class(
         on_a_path.update(c for c, d in mine.items() if d.deviated)
         if not any(d.deviated for d in mine.values()):
             continue
-        prop = perfstats.propagate(mine, local, graph)
+        base = {svc: d[kind] for svc, d in demands.items() if kind in d}
+        prop = perfstats.propagate(mine, local, graph, demand_before=base)
         if prop.demand_factors:
             factors[kind] = {s: float(f) for s, f in prop.demand_factors.items()}
     unmapped = {
@@ -217,7 +226,7 @@ def predict(
     }
     network = model.network(workload)
     factors, unmapped = propagate_per_class(
-        deviations, local_graph(before.profile), model.system_graphs
+        deviations, local_graph(before.profile), model.system_graphs, model.demands
     )
     factors = {k: v for k, v in factors.items() if k in network.classes}
     pred = perfstats.predict_regression(
