@@ -179,11 +179,14 @@ def propagate_per_class(
     component's change then adds to the demand what it adds to the CPU time.
 
     Each request type's graph only gets the deviations of components on its
-    path: ``perfstats.propagate`` maps the deviated part of the local graph
-    as one subgraph, and a deviated caller that is absent from that
-    request's path (``browse`` deviating with ``check_session``, seen from
-    ``checkout``) would otherwise keep ``check_session`` from being mapped
-    at all. A component on no request's path is reported as unmapped.
+    path. ``perfstats.propagate`` (and ``detect_system_regression`` with a
+    graph per request type) maps a deviated component whose name is not in
+    the graph onto an unnamed component of the same service with the same
+    call structure: seen from ``product``, ``list_items -> filter_items``
+    (browse's path) would be taken for ``get_item -> lookup_item`` and slow
+    the product requests. A name that is on another request type's path is
+    not unknown to the system, so it is left out here instead; a component
+    on no request type's path is reported as unmapped.
     """
     factors: dict[str, dict[str, float]] = {}
     on_a_path: set[str] = set()
