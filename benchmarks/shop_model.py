@@ -1,0 +1,117 @@
+"""The shop's architectural model, built from a measured load test (Liao et al., IV-E).
+
+* The system graph is the call graph of the spans the services exported
+  (:meth:`perfstats.CallGraph.from_spans`).
+* The queueing model has one single-server station per service (a CPython
+  process runs its CPU-bound work one thread at a time) and one request
+  class per request type. Its demands come from the utilisation law: a
+  service's demand over all classes is its CPU busy time divided by the
+  completions; the spans split it between the classes in proportion to each
+  class's exclusive (own) time in that service.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from examples.shop.cluster import ORDER
+
+from .shop_loadtest import LoadTestRun
+
+
+def trace_classes(spans: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Trace id -> request type (the name of its root span)."""
+    return {s["trace_id"]: s["name"] for s in spans if s["parent_id"] is None}
+
+
+def exclusive_seconds(spans: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], float]:
+    """(request type, service) -> total own time of that service in those traces.
+
+    A span's own time is its duration minus its children's, wherever the
+    children ran (a remote call's time belongs to the callee).
+    """
+    child_time: dict[str, float] = defaultdict(float)
+    for s in spans:
+        if s["parent_id"] is not None:
+            child_time[s["parent_id"]] += s["end"] - s["start"]
+    classes = trace_classes(spans)
+    out: dict[tuple[str, str], float] = defaultdict(float)
+    for s in spans:
+        kind = classes.get(s["trace_id"])
+        if kind is None:
+            continue
+        out[(kind, s["service"])] += max(0.0, s["end"] - s["start"] - child_time[s["id"]])
+    return dict(out)
+
+
+def estimate_demands(runs: Sequence[LoadTestRun]) -> dict[str, dict[str, float]]:
+    """Service -> request type -> CPU seconds per request, from load tests with spans.
+
+    Utilisation law per service: ``sum_c N_c D_c = busy``, with ``D_c``
+    proportional to the class's own time in the service per request.
+    """
+    if not runs:
+        raise ValueError("runs must hold at least one load test")
+    busy: dict[str, float] = defaultdict(float)
+    completions: dict[str, int] = defaultdict(int)
+    own: dict[tuple[str, str], float] = defaultdict(float)
+    traces: dict[str, int] = defaultdict(int)
+    for run in runs:
+        if not run.spans:
+            raise ValueError("every load test must have kept its spans (keep_spans=True)")
+        for name, value in run.busy_s.items():
+            busy[name] += value
+        for kind, n in run.completions.items():
+            completions[kind] += n
+        for key, value in exclusive_seconds(run.spans).items():
+            own[key] += value
+        for kind in trace_classes(run.spans).values():
+            traces[kind] += 1
+    demands: dict[str, dict[str, float]] = {}
+    for service in ORDER:
+        per_request = {
+            kind: own.get((kind, service), 0.0) / traces[kind]
+            for kind in completions
+            if traces.get(kind) and own.get((kind, service), 0.0) > 0.0
+        }
+        weight = sum(completions[k] * e for k, e in per_request.items())
+        if weight <= 0.0:
+            raise ValueError(f"no span time measured in service {service!r}")
+        scale = busy[service] / weight
+        demands[service] = {kind: e * scale for kind, e in per_request.items()}
+    return demands
+
+
+def system_graphs(spans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Request type -> its system call graph (:meth:`perfstats.CallGraph.from_spans`).
+
+    Span times are wall-clock and leave out the CPU a service spends outside
+    any span (its HTTP stack), so they are not the model's demands: the
+    propagation divides each change by the model's demand instead
+    (``perfstats.propagate(..., demand_before=...)``).
+    """
+    from perfstats import CallGraph
+
+    return {
+        kind: CallGraph.from_spans(spans, root=kind)
+        for kind in sorted(set(trace_classes(spans).values()))
+    }
+
+
+def local_graph(profile: Any) -> Any:
+    """The call graph of the shop's component tests (one node per shop component)."""
+    from examples.shop.component_tests import SUITES
+    from perfstats import CallGraph
+
+    service_of = {name: service for service, suite in SUITES.items() for name in suite}
+    modules = {f"{service}.py" for service in SUITES}
+
+    def name(func: tuple[str, int, str]) -> str | None:
+        filename, _, funcname = func
+        if funcname in service_of and filename.rsplit("/", 1)[-1] in modules:
+            return funcname
+        return None
+
+    return CallGraph.from_pstats(profile, subsystem=service_of, name=name)

@@ -1,0 +1,570 @@
+"""System-level regression verdicts from component benchmarks, against load tests (Liao et al.).
+
+The evaluation of Liao et al. (Section IV, Tables I and II) on the example
+shop of ``examples/shop`` (three services on 127.0.0.1):
+
+* **Oracle.** For every version (no regression, and L1..L3 x Low/Medium/High
+  = a busy wait of 10/50/250% of the component's own time) a real open-loop
+  load test (Poisson arrivals, request mix of the scenario, warm-up
+  excluded), repeated ``--reps`` times; the repetitions are interleaved
+  (all versions once, then again) so that the machine's drift hits every
+  version alike. Response times are pooled over the repetitions; a version
+  regresses when the rank-sum p <= 0.05 and Cliff's delta is positive and
+  beyond negligible (:func:`perfstats.local_deviation`), the same rule as
+  the model's verdict. CPU % per
+  service comes from the processes' CPU time.
+* **Model.** Built once from the load tests of the original version under
+  the fixed workload (paper IV-E): the system call graph from the services'
+  spans, the queueing network's demands by the utilisation law
+  (``benchmarks/shop_model.py``). The variants reuse it with their own
+  arrival rates.
+* **Prediction.** Per version: the shop's component test suites before and
+  after (30 runs each, and a cProfile profile), then
+  :func:`perfstats.detect_system_regression` (local deviations, mapping onto
+  the system graph, propagation to service demands, simulation of the
+  model before and after). Its wall time includes the component benchmarks.
+
+Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
+rate), ``variant2`` (another request mix), ``variant3`` (both).
+
+Usage::
+
+    python -m benchmarks.system_regression --scenario all \
+        --json benchmarks/results/system_regression.json
+    python -m benchmarks.system_regression --scenario fixed --versions L1-High,L3-Low \
+        --duration 5 --reps 1
+
+References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
+Hoorn and W. Shang, "Early Detection of Performance Regressions by Bridging
+Local Performance Data and Architectural Models", ICSE 2025.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+import perfstats
+from examples.shop.cluster import ORDER
+from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
+from examples.shop.loadgen import Workload
+
+from .shop_components import run_components
+from .shop_loadtest import LoadTestRun, run_load_test
+from .shop_model import estimate_demands, local_graph, system_graphs
+
+FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
+OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
+BASE_RATE = 50.0
+HIGH_RATE = 80.0
+SCENARIOS: dict[str, Workload] = {
+    "fixed": Workload(BASE_RATE, FIXED_MIX),
+    "variant1": Workload(HIGH_RATE, FIXED_MIX),
+    "variant2": Workload(BASE_RATE, OTHER_MIX),
+    "variant3": Workload(HIGH_RATE, OTHER_MIX),
+}
+VERSIONS = tuple(f"{loc}-{level}" for loc in LOCATIONS for level in INTENSITIES)
+ALPHA = 0.05
+COMPONENT_RUNS = 30
+# ciw simulates a few thousand requests a second here; 5,000 per version (with
+# common random numbers) keep the simulation noise of Cliff's delta near 0.01
+# and the prediction within seconds.
+SIMULATED_REQUESTS = 5_000
+
+
+@dataclass(frozen=True)
+class Model:
+    """The architectural model recovered from the original version's load tests."""
+
+    system_graphs: dict[str, Any]
+    demands: dict[str, dict[str, float]]
+    wall_s: float
+
+    def network(self, workload: Workload) -> Any:
+        rates = workload.arrival_rates()
+        stations = [
+            perfstats.queueing.Station(
+                name,
+                servers=1,
+                demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
+            )
+            for name in ORDER
+        ]
+        return perfstats.queueing.OpenNetwork(stations, arrival_rates=rates)
+
+
+def build_model(runs: Sequence[LoadTestRun]) -> Model:
+    """Demands by the utilisation law, and per request type a system graph."""
+    t0 = time.perf_counter()
+    demands = estimate_demands(runs)
+    graphs = system_graphs([s for run in runs for s in run.spans])
+    return Model(graphs, demands, time.perf_counter() - t0)
+
+
+# --- the oracle -------------------------------------------------------------
+
+
+def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) -> dict[str, Any]:
+    """The load tests' verdict: pooled response times, mean CPU % per service."""
+    b = np.concatenate([r.response_ms for r in before])
+    a = np.concatenate([r.response_ms for r in after])
+    dev = perfstats.local_deviation(b, a, alpha=ALPHA, unit="ms")
+    cpu = {
+        s: float(np.mean([r.cpu_percent[s] for r in after]))
+        - float(np.mean([r.cpu_percent[s] for r in before]))
+        for s in ORDER
+    }
+    return {
+        "mpd_ms": dev.md,
+        "cliffs_delta": dev.cliffs_delta,
+        "magnitude": dev.magnitude,
+        "p_value": dev.pvalue,
+        # The direction is Cliff's delta's, as in the model's verdict
+        # (perfstats.predict_regression) and the paper: a few requests
+        # stalled for a second by a busy host move the mean of either side
+        # more than a regression that slows most requests.
+        "regression": bool(dev.deviated and dev.cliffs_delta > 0),
+        "regression_by_mean": bool(dev.deviated and dev.md > 0),
+        "cpu_mpd": cpu,
+        "mean_ms_before": dev.mean_before,
+        "mean_ms_after": dev.mean_after,
+        "n_before": dev.n_before,
+        "n_after": dev.n_after,
+    }
+
+
+def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
+    """A/A: Cliff's delta between the original version's own repetitions.
+
+    How far two load tests of the same code disagree on this machine at
+    this time; a version's effect below this is not told apart by one run.
+    """
+    deltas = [
+        perfstats.cliffs_delta(base[j].response_ms, base[i].response_ms).delta
+        for i in range(len(base))
+        for j in range(i + 1, len(base))
+    ]
+    return {
+        "aa_cliffs_delta": deltas,
+        "aa_abs_max": max((abs(d) for d in deltas), default=0.0),
+        "mean_ms": [r.mean_ms for r in base],
+    }
+
+
+# --- the prediction ---------------------------------------------------------
+
+
+def propagate_per_class(
+    deviations: dict[str, Any],
+    local: Any,
+    graphs: dict[str, Any],
+    demands: dict[str, dict[str, float]],
+) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+    """Demand factors per request type, and the deviated components no graph holds.
+
+    A service's change per request is relative to its demand in the model
+    (``demands[service][request_type]``, CPU by the utilisation law), not to
+    its span time, which is wall-clock and leaves out the HTTP stack: a
+    component's change then adds to the demand what it adds to the CPU time.
+
+    Each request type's graph only gets the deviations of components on its
+    path. ``perfstats.propagate`` (and ``detect_system_regression`` with a
+    graph per request type) maps a deviated component whose name is not in
+    the graph onto an unnamed component of the same service with the same
+    call structure: seen from ``product``, ``list_items -> filter_items``
+    (browse's path) would be taken for ``get_item -> lookup_item`` and slow
+    the product requests. A name that is on another request type's path is
+    not unknown to the system, so it is left out here instead; a component
+    on no request type's path is reported as unmapped.
+    """
+    factors: dict[str, dict[str, float]] = {}
+    on_a_path: set[str] = set()
+    for kind, graph in graphs.items():
+        mine = {c: d for c, d in deviations.items() if c in graph}
+        on_a_path.update(c for c, d in mine.items() if d.deviated)
+        if not any(d.deviated for d in mine.values()):
+            continue
+        base = {svc: d[kind] for svc, d in demands.items() if kind in d}
+        prop = perfstats.propagate(mine, local, graph, demand_before=base)
+        if prop.demand_factors:
+            factors[kind] = {s: float(f) for s, f in prop.demand_factors.items()}
+    unmapped = {
+        c: "on no request type's path in the system graph"
+        for c, d in deviations.items()
+        if d.deviated and c not in on_a_path
+    }
+    return factors, unmapped
+
+
+def predict(
+    version: str,
+    model: Model,
+    workload: Workload,
+    *,
+    rng: int,
+    component_runs: int = COMPONENT_RUNS,
+    simulated_requests: int = SIMULATED_REQUESTS,
+) -> tuple[dict[str, Any], float]:
+    """The approach's verdict for one version, and its wall time (seconds).
+
+    The wall time covers the component benchmarks of both versions and every
+    step of the pipeline.
+    """
+    t0 = time.perf_counter()
+    before, after = run_components(Injection(), Injection.parse(version), runs=component_runs)
+    deviations = {
+        c: perfstats.local_deviation(before.times[c], after.times[c], alpha=ALPHA, unit="s")
+        for c in before.times
+    }
+    network = model.network(workload)
+    factors, unmapped = propagate_per_class(
+        deviations, local_graph(before.profile), model.system_graphs, model.demands
+    )
+    factors = {k: v for k, v in factors.items() if k in network.classes}
+    pred = perfstats.predict_regression(
+        network, factors, n_requests=simulated_requests, rng=rng, alpha=ALPHA
+    )
+    wall = time.perf_counter() - t0
+    return (
+        {
+            "mpd_ms": float(pred.mpd * 1e3),
+            "cliffs_delta": float(pred.cliffs_delta),
+            "magnitude": str(pred.magnitude),
+            "p_value": float(pred.pvalue),
+            "regression": bool(pred.regression),
+            "cpu_mpd": {s: float(pred.cpu_mpd[s]) for s in ORDER},
+            "mpd_ms_by_class": {k: float(v * 1e3) for k, v in pred.mpd_by_class.items()},
+            "cliffs_delta_by_class": {k: float(v) for k, v in pred.cliffs_delta_by_class.items()},
+            "reason": str(pred.reason),
+            "demand_factors": factors,
+            "deviated_components": {
+                c: {"md_ms": d.md * 1e3, "cliffs_delta": d.cliffs_delta}
+                for c, d in deviations.items()
+                if d.deviated
+            },
+            "unmapped": unmapped,
+        },
+        wall,
+    )
+
+
+def outcome(model_regression: bool, oracle_regression: bool) -> str:
+    if model_regression:
+        return "TP" if oracle_regression else "FP"
+    return "FN" if oracle_regression else "TN"
+
+
+# --- one scenario -----------------------------------------------------------
+
+
+def run_scenario(
+    name: str,
+    versions: Sequence[str],
+    *,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int,
+    keep_spans: bool,
+    bar: tqdm | None,
+) -> tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]:
+    """Interleaved load tests: ``reps`` rounds of (original, every version)."""
+    workload = SCENARIOS[name]
+    base: list[LoadTestRun] = []
+    runs: dict[str, list[LoadTestRun]] = {v: [] for v in versions}
+    for rep in range(reps):
+        rep_seed = seed + 1000 * rep + list(SCENARIOS).index(name)
+        for version in ("original", *versions):
+            if bar is not None:
+                bar.set_postfix_str(f"{name} rep {rep + 1} {version}")
+            inj = Injection() if version == "original" else Injection.parse(version)
+            run = run_load_test(
+                inj,
+                workload,
+                duration=duration,
+                warmup=warmup,
+                seed=rep_seed,
+                keep_spans=keep_spans and version == "original",
+            )
+            (base if version == "original" else runs[version]).append(run)
+            if bar is not None:
+                bar.update(1)
+    return base, runs
+
+
+def run_summary(run: LoadTestRun) -> dict[str, Any]:
+    return {
+        "mean_ms": run.mean_ms,
+        "n": int(run.response_ms.size),
+        "errors": run.errors,
+        "cpu_percent": run.cpu_percent,
+        "wall_s": run.wall_s,
+    }
+
+
+LoadRuns = dict[str, tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]]
+
+
+def run_oracle(
+    scenarios: Sequence[str],
+    versions: Sequence[str],
+    *,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int,
+    bar: tqdm | None,
+) -> LoadRuns:
+    """Every load test: per scenario, the original's runs and each version's.
+
+    The fixed scenario's original version is always measured (with spans):
+    the model is built from it.
+    """
+    out: LoadRuns = {}
+    for name in ["fixed"] + [s for s in scenarios if s != "fixed"]:
+        out[name] = run_scenario(
+            name, versions if name in scenarios else (), duration=duration, warmup=warmup,
+            reps=reps, seed=seed, keep_spans=name == "fixed", bar=bar,
+        )
+    return out
+
+
+def evaluate(
+    scenarios: Sequence[str],
+    versions: Sequence[str],
+    *,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int = 20250,
+    progress: bool = True,
+    load_runs: LoadRuns | None = None,
+    component_runs: int = COMPONENT_RUNS,
+    simulated_requests: int = SIMULATED_REQUESTS,
+) -> dict[str, Any]:
+    """Run the load tests (unless given) and predictions; the JSON document of the results."""
+    n_tests = 0
+    if load_runs is None:
+        n_tests = reps * (len(scenarios) * (len(versions) + 1) + ("fixed" not in scenarios))
+    bar = tqdm(total=n_tests + len(scenarios) * len(versions), disable=not progress, desc="system")
+    if load_runs is None:
+        load_runs = run_oracle(
+            scenarios, versions, duration=duration, warmup=warmup, reps=reps, seed=seed, bar=bar
+        )
+    # Import what the pipeline uses (scipy.stats, networkx, ciw) before any
+    # prediction is timed: a process pays it once, whatever it predicts.
+    import ciw  # noqa: F401
+    import networkx  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+    model = build_model(load_runs["fixed"][0])
+    t_model = model.wall_s
+    out: dict[str, Any] = {}
+    wall_load = 0.0
+    wall_pred = 0.0
+    for name in scenarios:
+        base, runs = load_runs[name]
+        rows = []
+        for i, version in enumerate(versions):
+            bar.set_postfix_str(f"{name} predict {version}")
+            pred, pred_wall = predict(
+                version, model, SCENARIOS[name], rng=seed + i,
+                component_runs=component_runs, simulated_requests=simulated_requests,
+            )
+            bar.update(1)
+            oracle = oracle_verdict(base, runs[version])
+            load_wall = float(sum(r.wall_s for r in runs[version]))
+            wall_load += load_wall
+            wall_pred += pred_wall
+            loc, level = version.split("-")
+            rows.append(
+                {
+                    "version": version,
+                    "location": loc,
+                    "component": LOCATIONS[loc],
+                    "intensity": level,
+                    "injected_share": INTENSITIES[level],
+                    "load_test": oracle,
+                    "model": pred,
+                    "outcome": outcome(pred["regression"], oracle["regression"]),
+                    "cpu_abs_diff": {
+                        s: abs(pred["cpu_mpd"][s] - oracle["cpu_mpd"][s]) for s in ORDER
+                    },
+                    "wall_s": {
+                        "prediction": pred_wall,
+                        "load_test": load_wall,
+                        "ratio": pred_wall / load_wall,
+                    },
+                    "load_test_runs": [run_summary(r) for r in runs[version]],
+                }
+            )
+        out[name] = rows
+        out.setdefault("original_runs", {})[name] = [run_summary(r) for r in base]
+        out.setdefault("oracle_noise", {})[name] = oracle_noise(base)
+    bar.close()
+    out["wall_s"] = {
+        "prediction": wall_pred,
+        "load_tests": wall_load,
+        "model_construction": t_model,
+        "prediction_per_version_max": max(
+            (r["wall_s"]["prediction"] for s in scenarios for r in out[s]), default=0.0
+        ),
+    }
+    out["summary"] = summary(out, scenarios)
+    out["model"] = {
+        "stations": list(ORDER),
+        "servers": 1,
+        "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
+        "arrival_rates": {s: SCENARIOS[s].arrival_rates() for s in SCENARIOS},
+    }
+    out["settings"] = {
+        "duration_s": duration,
+        "warmup_s": warmup,
+        "reps": reps,
+        "seed": seed,
+        "component_runs": component_runs,
+        "simulated_requests": simulated_requests,
+        "scenarios": {s: {"rate": w.rate, "mix": dict(w.mix)} for s, w in SCENARIOS.items()},
+        "cpu_count": os.cpu_count(),
+        "loadavg_at_end": list(os.getloadavg()),
+        "python": sys.version.split()[0],
+    }
+    return out
+
+
+def summary(out: dict[str, Any], scenarios: Sequence[str]) -> dict[str, Any]:
+    res: dict[str, Any] = {}
+    for name in scenarios:
+        rows = out[name]
+        counts = {k: sum(r["outcome"] == k for r in rows) for k in ("TP", "TN", "FP", "FN")}
+        res[name] = {
+            **counts,
+            "agree": counts["TP"] + counts["TN"],
+            "n": len(rows),
+            "cpu_abs_diff_max": max(max(r["cpu_abs_diff"].values()) for r in rows),
+            "prediction_s_max": max(r["wall_s"]["prediction"] for r in rows),
+            "ratio_max": max(r["wall_s"]["ratio"] for r in rows),
+        }
+    return res
+
+
+def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
+    """Table I/II layout: per version, load test vs model, outcome and CPU |delta|."""
+    lines = []
+    for name in scenarios:
+        w = SCENARIOS[name]
+        lines.append(f"== {name}: {w.rate:g} req/s, mix {dict(w.mix)}")
+        lines.append(
+            f"{'version':<10} {'test MPD ms':>11} {'delta':>6} {'p':>8} | "
+            f"{'model MPD ms':>12} {'delta':>6} {'p':>8} | {'out':<3} | "
+            f"{'CPU MPD test/model per service (points)':<44} {'max|d|':>6} | "
+            f"{'pred s':>6} {'test s':>6}"
+        )
+        for r in out[name]:
+            t, m = r["load_test"], r["model"]
+            cpu = " ".join(
+                f"{s[:3]} {t['cpu_mpd'][s]:+.1f}/{m['cpu_mpd'][s]:+.1f}" for s in ORDER
+            )
+            lines.append(
+                f"{r['version']:<10} {t['mpd_ms']:>11.2f} {t['cliffs_delta']:>6.3f} "
+                f"{t['p_value']:>8.2g} | "
+                f"{m['mpd_ms']:>12.2f} {m['cliffs_delta']:>6.3f} {m['p_value']:>8.2g} | "
+                f"{r['outcome']:<3} | {cpu:<44} {max(r['cpu_abs_diff'].values()):>6.2f} | "
+                f"{r['wall_s']['prediction']:>6.1f} {r['wall_s']['load_test']:>6.1f}"
+            )
+        s = out["summary"][name]
+        noise = out["oracle_noise"][name]["aa_cliffs_delta"]
+        lines.append(
+            "   A/A (original vs itself, between repetitions): Cliff's delta "
+            + ", ".join(f"{d:+.3f}" for d in noise)
+        )
+        lines.append(
+            f"   agreement {s['agree']}/{s['n']} (TP {s['TP']}, TN {s['TN']}, FP {s['FP']}, "
+            f"FN {s['FN']}); max CPU |delta| {s['cpu_abs_diff_max']:.2f} points; "
+            f"prediction <= {s['prediction_s_max']:.1f} s, "
+            f"ratio to load test <= {s['ratio_max']:.3f}"
+        )
+        lines.append("")
+    ws = out["wall_s"]
+    lines.append(
+        f"wall: predictions {ws['prediction']:.0f} s in all, load tests {ws['load_tests']:.0f} s "
+        f"in all; model construction {ws['model_construction']:.2f} s"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", default="all", choices=[*SCENARIOS, "all"])
+    parser.add_argument("--versions", default=",".join(VERSIONS),
+                        help="comma-separated, e.g. L1-High,L2-Low (default: all nine)")
+    parser.add_argument("--duration", type=float, default=10.0,
+                        help="measured seconds per load test, after the warm-up")
+    parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds (excluded)")
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of each load test")
+    parser.add_argument("--seed", type=int, default=20250)
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--save-runs", type=Path, default=None,
+                        help="also pickle the load tests' measurements here")
+    parser.add_argument("--load-runs", type=Path, default=None,
+                        help="judge the load tests pickled by --save-runs instead of running them")
+    parser.add_argument("--oracle-only", action="store_true",
+                        help="run and save the load tests (needs --save-runs), predict nothing")
+    args = parser.parse_args(argv)
+    scenarios = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    versions = [v.strip() for v in args.versions.split(",") if v.strip()]
+    for v in versions:
+        if v not in VERSIONS:
+            parser.error(f"unknown version {v!r}; choose from {', '.join(VERSIONS)}")
+    load_runs: LoadRuns | None = None
+    if args.load_runs is not None:
+        with args.load_runs.open("rb") as fh:
+            saved = pickle.load(fh)
+        load_runs = saved["runs"]
+        args.duration, args.warmup, args.reps = saved["duration"], saved["warmup"], saved["reps"]
+    elif args.save_runs is not None:
+        bar = tqdm(total=args.reps * (len(scenarios) * (len(versions) + 1)
+                                      + ("fixed" not in scenarios)),
+                   disable=args.no_progress, desc="load tests")
+        load_runs = run_oracle(scenarios, versions, duration=args.duration, warmup=args.warmup,
+                               reps=args.reps, seed=args.seed, bar=bar)
+        bar.close()
+        args.save_runs.parent.mkdir(parents=True, exist_ok=True)
+        with args.save_runs.open("wb") as fh:
+            pickle.dump({"runs": load_runs, "duration": args.duration, "warmup": args.warmup,
+                         "reps": args.reps}, fh)
+    if args.oracle_only:
+        if args.save_runs is None:
+            parser.error("--oracle-only needs --save-runs")
+        return 0
+    out = evaluate(
+        scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
+        seed=args.seed, progress=not args.no_progress, load_runs=load_runs,
+    )
+    if args.load_runs is not None:
+        # The load tests ran in an earlier process (--save-runs); only the
+        # model, the predictions and the verdicts were computed here.
+        out["settings"]["load_tests_from"] = str(args.load_runs)
+    text = format_tables(out, scenarios)
+    print(text)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(out, indent=1, default=float) + "\n")
+        args.json.with_suffix(".txt").write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Example systems shipped with perfstats (not part of the installed package)."""
