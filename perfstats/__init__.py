@@ -58,6 +58,11 @@ _EXPORTS: dict[str, str] = {
     "change_agreement": "change",
     "Comparison": "comparison",
     "compare": "comparison",
+    # The module is not named "schedule": importing it would then replace
+    # the function perfstats.schedule with the module.
+    "Schedule": "measurement_schedule",
+    "TraceSchedule": "measurement_schedule",
+    "schedule": "measurement_schedule",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots")
 
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     )
     from .interval import Interval
     from .intervals import percentile_ci
+    from .measurement_schedule import Schedule, TraceSchedule, schedule
     from .monitor import Monitor
     from .similarity import KSResult, kl_similarity, ks, namd
 
@@ -108,6 +114,8 @@ __all__ = [
     "Monitor",
     "RankTest",
     "RelativeChange",
+    "Schedule",
+    "TraceSchedule",
     "__version__",
     "acf",
     "bootstrap_distribution",
@@ -123,6 +131,7 @@ __all__ = [
     "relative_change",
     "replay",
     "rules",
+    "schedule",
     "scoring",
     "wilcoxon_ranksum",
     "wilcoxon_signedrank",
