@@ -33,8 +33,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import perfstats  # noqa: E402
-from reproduce_metior import Trace, data_root, load_pt4cloud  # noqa: E402
+from reproduce_metior import Trace, data_root, load_pt4cloud
+
+import perfstats
 
 WEEK_S = 7 * 86400.0
 PAPER_INTERVAL_H = 24.0

@@ -174,8 +174,10 @@ def _time_index(trace: Any) -> FloatArray | None:
     kind = getattr(getattr(index, "dtype", None), "kind", "")
     if kind not in "mM" or kind == "":
         return None
-    ns = np.asarray(index.asi8 if hasattr(index, "asi8") else index, dtype=np.int64)
-    return (ns - ns[0]).astype(np.float64) / 1e9
+    import pandas as pd
+
+    seconds = np.asarray((index - index[0]) / pd.Timedelta(seconds=1), dtype=np.float64)
+    return seconds
 
 
 def _traces(traces: Any) -> list[tuple[str, Any]]:
@@ -382,7 +384,9 @@ def schedule(
         periods = [k * base for k in range(1, k_max + 1)]
     else:
         if isinstance(candidates, (str, bytes)) or len(candidates) == 0:
-            raise ValueError(f"candidates must be a non-empty sequence of periods, got {candidates!r}")
+            raise ValueError(
+                f"candidates must be a non-empty sequence of periods, got {candidates!r}"
+            )
         periods = sorted(_seconds(c, f"candidates[{i}]") for i, c in enumerate(candidates))
         for p in periods:
             if span / p < keep:
