@@ -60,6 +60,10 @@ _EXPORTS: dict[str, str] = {
     "compare": "comparison",
     # The module is not named "schedule": importing it would then replace
     # the function perfstats.schedule with the module.
+    "FaasCost": "cost",
+    "FaasPrices": "cost",
+    "faas_cost": "cost",
+    "faas_prices": "cost",
     "Schedule": "measurement_schedule",
     "TraceSchedule": "measurement_schedule",
     "schedule": "measurement_schedule",
@@ -73,6 +77,7 @@ if TYPE_CHECKING:
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
     from .comparison import Comparison, compare
+    from .cost import FaasCost, FaasPrices, faas_cost, faas_prices
     from .decision import Decision
     from .effects import (
         CliffsDelta,
@@ -109,6 +114,8 @@ __all__ = [
     "CliffsDelta",
     "Comparison",
     "Decision",
+    "FaasCost",
+    "FaasPrices",
     "Interval",
     "KSResult",
     "Monitor",
@@ -122,6 +129,8 @@ __all__ = [
     "change_agreement",
     "cliffs_delta",
     "compare",
+    "faas_cost",
+    "faas_prices",
     "kl_similarity",
     "ks",
     "namd",
