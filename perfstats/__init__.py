@@ -60,6 +60,12 @@ _EXPORTS: dict[str, str] = {
     "compare": "comparison",
     # The module is not named "schedule": importing it would then replace
     # the function perfstats.schedule with the module.
+    "ConsistencyCurve": "consistency",
+    "PossibleChanges": "consistency",
+    "RepetitionsNeeded": "consistency",
+    "consistent_ci_curve": "consistency",
+    "possible_changes": "consistency",
+    "repetitions_needed": "consistency",
     "FaasCost": "cost",
     "FaasPrices": "cost",
     "faas_cost": "cost",
@@ -77,6 +83,14 @@ if TYPE_CHECKING:
     from .bootstrap import bootstrap_distribution
     from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
     from .comparison import Comparison, compare
+    from .consistency import (
+        ConsistencyCurve,
+        PossibleChanges,
+        RepetitionsNeeded,
+        consistent_ci_curve,
+        possible_changes,
+        repetitions_needed,
+    )
     from .cost import FaasCost, FaasPrices, faas_cost, faas_prices
     from .decision import Decision
     from .effects import (
@@ -113,14 +127,17 @@ __all__ = [
     "ChangeAgreement",
     "CliffsDelta",
     "Comparison",
+    "ConsistencyCurve",
     "Decision",
     "FaasCost",
     "FaasPrices",
     "Interval",
     "KSResult",
     "Monitor",
+    "PossibleChanges",
     "RankTest",
     "RelativeChange",
+    "RepetitionsNeeded",
     "Schedule",
     "TraceSchedule",
     "__version__",
@@ -129,6 +146,7 @@ __all__ = [
     "change_agreement",
     "cliffs_delta",
     "compare",
+    "consistent_ci_curve",
     "faas_cost",
     "faas_prices",
     "kl_similarity",
@@ -137,7 +155,9 @@ __all__ = [
     "optimal_block_length",
     "percentile_ci",
     "plots",
+    "possible_changes",
     "relative_change",
+    "repetitions_needed",
     "replay",
     "rules",
     "schedule",
