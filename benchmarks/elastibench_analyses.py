@@ -48,14 +48,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-# ab_local's imports bring the adapter layer's A-B API (Benchmark, Suite, ...).
-import ab_local
-
 import perfstats
 
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+
+RESULTS = HERE / "results"
 MEASUREMENTS = RESULTS / "elastibench_measurements.csv.gz"
 #: name, kernel, size (work per unit), baseline units: units are multiples of
 #: 100, so that 1%, 2%, 3% and 5% more units are whole numbers.
@@ -86,7 +83,21 @@ PAPER = {
 }
 
 
+def _ab_local() -> Any:
+    """``ab_local``, whose imports bring the adapter layer's A-B API (Benchmark, Suite, ...).
+
+    Imported only to generate data, so that the analyses (and the notebook
+    that uses them) need neither the adapter layer nor the test support files.
+    """
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    import ab_local
+
+    return ab_local
+
+
 def suite_benchmarks(clock: str) -> list[Any]:
+    ab_local = _ab_local()
     out = []
     for name, kernel, size, units in WORKLOADS:
         for s in SLOWDOWNS:
@@ -100,6 +111,7 @@ def suite_benchmarks(clock: str) -> list[Any]:
 
 def generate(path: Path, *, clock: str = "thread", concurrency: int = 2) -> pd.DataFrame:
     """Run the experiments and write their successful and failed results."""
+    ab_local = _ab_local()
     cpus = ab_local._cpus("last")
     frames = []
     with ab_local.server(max(2, concurrency), cpus) as url:
