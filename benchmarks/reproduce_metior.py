@@ -6,7 +6,10 @@ tests and the last five weeks the ground truth. A test starts at a point
 ``floor(floor(2 n_test / 3) / 14)`` points. Metior compares
 ``x[s : s + i*day]`` with ``x[s : s + (i+1)*day]``, with block length
 ``max(ceil(b*_circular), 6 * samples_per_hour)``, and stops when the 95th
-percentile of the bootstrapped relative difference is at most 3%. Its
+percentile of the bootstrapped relative difference is at most 3%. Its block
+length comes from the previous set only, as in the public artifact
+(``--block-from both``: the larger of the previous and the current set's, as
+the paper and the rule's default have it), and its
 moving blocks follow the public artifact (``block_kind="superflow"``:
 ``floor((n - b) / b)`` blocks drawn from ``n - b`` starts, so a resample is
 shorter than the set and the test more cautious than with textbook
