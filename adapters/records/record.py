@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from .lock import RecordLock
 from .measurement import STATUSES, Measurement
 
 
@@ -290,6 +291,13 @@ class Record:
         read back, a last line cut short by a crash is dropped); without it
         an existing file is an error, so a run never overwrites measurements.
 
+    Raises
+    ------
+    ValueError
+        When another process is writing the record (:class:`RecordLock`:
+        the lock is held until :meth:`close`), or it cannot be created or
+        resumed.
+
     Examples
     --------
     >>> from perfstats.adapters.records.record import Record
@@ -305,11 +313,20 @@ class Record:
         self.meta_path = metadata_path(self.path)
         self.existing = frame([], fmt)
         self.metadata: dict[str, Any] = {}
-        if resume:
-            self._open_existing()
-        else:
-            advice = "resume it or choose another path" if fmt.resumable else "choose another path"
-            self._file, self._writer = create_csv(self.path, fmt.columns, advice)
+        # Locked before anything is read or created: a second writer must not
+        # even see a half-made record.
+        self._lock = RecordLock(self.path)
+        try:
+            if resume:
+                self._open_existing()
+            else:
+                advice = (
+                    "resume it or choose another path" if fmt.resumable else "choose another path"
+                )
+                self._file, self._writer = create_csv(self.path, fmt.columns, advice)
+        except BaseException:
+            self._lock.release()
+            raise
 
     def _open_existing(self) -> None:
         if not self.format.resumable:
@@ -345,9 +362,12 @@ class Record:
         os.replace(tmp, self.meta_path)
 
     def close(self) -> None:
-        """Close the CSV file."""
-        if not self._file.closed:
-            self._file.close()
+        """Close the CSV file and release the record's lock."""
+        try:
+            if not self._file.closed:
+                self._file.close()
+        finally:
+            self._lock.release()
 
 
 def read_metadata(
