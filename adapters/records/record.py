@@ -101,6 +101,21 @@ def metadata_path(path: str | os.PathLike[str]) -> Path:
     return p.with_name(stem + ".meta.json")
 
 
+def record_inputs(path: str | os.PathLike[str]) -> list[Path]:
+    """The files a reader of the record at ``path`` reads: the CSV and its metadata.
+
+    An output of a command that reads the record must be none of them
+    (:func:`~perfstats.adapters.records.outputs.check_output`).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import record_inputs
+    >>> [p.as_posix() for p in record_inputs("runs/a.csv")]
+    ['runs/a.csv', 'runs/a.meta.json']
+    """
+    return [Path(path), metadata_path(path)]
+
+
 def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
     """One record row (plain Python values) for a measurement.
 
