@@ -305,6 +305,9 @@ class Record:
         Continue an existing record of a resumable format (its rows are
         read back, a last line cut short by a crash is dropped); without it
         an existing file is an error, so a run never overwrites measurements.
+        Its metadata must be there and name this format (:func:`check_resumable`).
+    force : bool, default False
+        Resume a record whose metadata is missing or has no format marker.
 
     Raises
     ------
@@ -321,7 +324,12 @@ class Record:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: RecordFormat = RUN, *, resume: bool = False
+        self,
+        path: str | os.PathLike[str],
+        fmt: RecordFormat = RUN,
+        *,
+        resume: bool = False,
+        force: bool = False,
     ) -> None:
         self.path = Path(path)
         self.format = fmt
@@ -333,7 +341,7 @@ class Record:
         self._lock = RecordLock(self.path)
         try:
             if resume:
-                self._open_existing()
+                self._open_existing(force)
             else:
                 advice = (
                     "resume it or choose another path" if fmt.resumable else "choose another path"
@@ -343,12 +351,14 @@ class Record:
             self._lock.release()
             raise
 
-    def _open_existing(self) -> None:
+    def _open_existing(self, force: bool) -> None:
         if not self.format.resumable:
             raise ValueError(f"{self.format.kind} cannot be resumed")
         if not self.path.exists():
             raise ValueError(f"cannot resume: record {os.fspath(self.path)} does not exist")
         self.metadata = read_metadata(self.path, self.format)
+        if not force:
+            check_resumable(self.metadata, self.format, self.path)
         self.existing = read_frame(self.path, self.format)
         # Drop a last line cut short by a crash before appending after it.
         raw = self.path.read_bytes()
@@ -412,6 +422,39 @@ def read_metadata(
     if fmt is not None:
         check_format(data.get("format"), fmt, path)
     return data
+
+
+def check_resumable(
+    metadata: Mapping[str, Any], fmt: RecordFormat, path: str | os.PathLike[str]
+) -> None:
+    """Refuse to resume a record whose metadata is missing or names no format.
+
+    Without metadata nothing says what the rows measured (target, rule,
+    unit) or in which format they were written, so continuing the record
+    could mix two experiments; ``force`` (``--force``) skips this check.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import RUN, check_resumable
+    >>> check_resumable({"format": RUN.marker}, RUN, "run.csv")
+    >>> check_resumable({}, RUN, "run.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot resume run.csv: it has no metadata (run.meta.json), ...
+    """
+    where = os.fspath(path)
+    if not metadata:
+        raise ValueError(
+            f"cannot resume {where}: it has no metadata ({metadata_path(path).name}), so its "
+            "target, rule and format cannot be checked; resume with --force to continue anyway"
+        )
+    marker = metadata.get("format")
+    if marker != fmt.marker:
+        check_format(marker, fmt, path)
+        raise ValueError(
+            f"cannot resume {where}: its metadata names no format (this version writes "
+            f"{fmt.marker}); resume with --force to continue anyway"
+        )
 
 
 def check_format(marker: Any, fmt: RecordFormat, path: str | os.PathLike[str]) -> None:

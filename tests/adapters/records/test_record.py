@@ -52,7 +52,7 @@ class TestRecord:
         with open(path, "a") as f:
             f.write("2,1,measure,t,2.0,ns")  # a crash in the middle of a row
         assert len(read_record(path)) == 1
-        resumed = Record(path, resume=True)
+        resumed = Record(path, resume=True, force=True)  # no metadata written here
         resumed.append(row_of(2, 1, "measure", "t", m))
         resumed.close()
         assert read_record(path)["run"].tolist() == [1, 2]
