@@ -77,7 +77,7 @@ def run(
         Invocations run and recorded first (phase ``"warmup"``), never judged.
     record : path, optional
         CSV file to append every invocation to, flushed row by row; its
-        metadata goes beside it (``run.csv`` -> ``run.meta.json``).
+        metadata goes beside it (``run.csv`` -> ``run.csv.meta.json``).
     resume : bool, default False
         Continue the interrupted ``record``: its measured values are given to
         the rule first, and run numbering continues. The record's metadata

@@ -2,7 +2,7 @@
 
 Rows are appended and flushed as each measurement arrives, so a driver
 killed at any moment leaves every completed measurement on disk; the
-metadata file beside the CSV (``run.csv`` -> ``run.meta.json``) describes
+metadata file beside the CSV (``run.csv`` -> ``run.csv.meta.json``) describes
 the machine, software, target, rule and seed, and is rewritten atomically.
 
 One implementation serves every kind of record: a :class:`RecordFormat`
@@ -20,6 +20,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,12 +89,30 @@ FORMAT = RUN.marker
 
 
 def metadata_path(path: str | os.PathLike[str]) -> Path:
-    """Where the metadata of the record at ``path`` lives (``x.csv`` -> ``x.meta.json``).
+    """Where the metadata of the record at ``path`` lives (``x.csv`` -> ``x.csv.meta.json``).
+
+    Named after the record's full name, so that two records (``a.csv`` and
+    ``a.tsv``, ``a`` and ``a.csv``) never share one metadata file.
 
     Examples
     --------
     >>> from perfstats.adapters.records.record import metadata_path
     >>> metadata_path("runs/a.csv").as_posix()
+    'runs/a.csv.meta.json'
+    """
+    p = Path(path)
+    return p.with_name(p.name + ".meta.json")
+
+
+def legacy_metadata_path(path: str | os.PathLike[str]) -> Path:
+    """Where perfstats before 0.2 put the metadata: the name without its suffix (``x.meta.json``).
+
+    :func:`read_metadata` still reads it, when it belongs to this record only.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import legacy_metadata_path
+    >>> legacy_metadata_path("runs/a.csv").as_posix()
     'runs/a.meta.json'
     """
     p = Path(path)
@@ -111,9 +130,9 @@ def record_inputs(path: str | os.PathLike[str]) -> list[Path]:
     --------
     >>> from perfstats.adapters.records.record import record_inputs
     >>> [p.as_posix() for p in record_inputs("runs/a.csv")]
-    ['runs/a.csv', 'runs/a.meta.json']
+    ['runs/a.csv', 'runs/a.csv.meta.json', 'runs/a.meta.json']
     """
-    return [Path(path), metadata_path(path)]
+    return [Path(path), metadata_path(path), legacy_metadata_path(path)]
 
 
 def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
@@ -269,11 +288,56 @@ def _complete_text(path: Path) -> str:
         raise ValueError(f"record {os.fspath(path)} does not exist") from None
     except OSError as exc:
         raise ValueError(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
-    end = raw.rfind(b"\n")
-    return raw[: end + 1].decode("utf-8", "replace") if end >= 0 else ""
+    return raw[: complete_end(raw)].decode("utf-8", "replace")
 
 
-def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[str], Any]:
+def complete_end(raw: bytes) -> int:
+    """The length of the complete rows of CSV bytes: up to the last row end outside quotes.
+
+    A crash can cut the last row anywhere, also inside a quoted cell that
+    holds a newline (a target named ``"a\\nb"``): such a piece is no row.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import complete_end
+    >>> raw = b'run,target\\n1,"a\\nb"\\n2,"c\\nd'
+    >>> raw[: complete_end(raw)]
+    b'run,target\\n1,"a\\nb"\\n'
+    """
+    end = pos = 0
+    inside = False
+    for line in raw.split(b"\n")[:-1]:
+        pos += len(line) + 1
+        # A quote toggles quoting; an escaped quote ("") toggles it twice.
+        if line.count(b'"') % 2:
+            inside = not inside
+        if not inside:
+            end = pos
+    return end
+
+
+# Cells with these are quoted: csv.writer leaves a lone CR (and other
+# control characters) bare, and a bare CR breaks reading the record back.
+_NEEDS_QUOTES = re.compile('[,"\x00-\x1f\x7f\x85\u2028\u2029]')
+
+
+class _RowWriter:
+    """Write CSV rows (RFC 4180), quoting every cell that holds a separator or control character."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+
+    def writerow(self, cells: Sequence[str]) -> None:
+        self.handle.write(",".join(_quoted(c) for c in cells) + "\n")
+
+
+def _quoted(cell: str) -> str:
+    if _NEEDS_QUOTES.search(cell):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[str], _RowWriter]:
     """Create a new record CSV with its header, flushed; never overwrite one.
 
     ``advice`` ends the error when the file exists (what the user can do).
@@ -286,7 +350,7 @@ def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[st
         handle: IO[str] = open(path, "x", newline="", encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot create {os.fspath(path)}: {exc.strerror}") from None
-    writer = csv.writer(handle, lineterminator="\n")
+    writer = _RowWriter(handle)
     writer.writerow(columns)
     handle.flush()
     return handle, writer
@@ -362,12 +426,12 @@ class Record:
         self.existing = read_frame(self.path, self.format)
         # Drop a last line cut short by a crash before appending after it.
         raw = self.path.read_bytes()
-        keep = raw.rfind(b"\n") + 1
+        keep = complete_end(raw)
         if keep < len(raw):
             with open(self.path, "r+b") as f:
                 f.truncate(keep)
         self._file = open(self.path, "a", newline="", encoding="utf-8")
-        self._writer = csv.writer(self._file, lineterminator="\n")
+        self._writer = _RowWriter(self._file)
 
     def append(self, row: Mapping[str, Any]) -> None:
         """Write one row and flush it to the operating system."""
@@ -381,7 +445,9 @@ class Record:
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata file atomically (write a temporary file, rename)."""
-        self.metadata = dict(metadata)
+        # The record's own name: metadata found under an older, shared name
+        # (legacy_metadata_path) is used only when it names this record.
+        self.metadata = {**metadata, "record": self.path.name}
         tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
         tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8")
         os.replace(tmp, self.meta_path)
@@ -403,6 +469,8 @@ def read_metadata(
     With ``fmt``, the metadata's ``format`` marker must be that format's:
     a record of another kind, or written by another version of perfstats,
     is a ValueError that names both (metadata without a marker is read).
+    Metadata under the older name (:func:`legacy_metadata_path`) is read
+    only when it cannot belong to another record.
 
     Examples
     --------
@@ -411,17 +479,33 @@ def read_metadata(
     {'name': 'SuperFlow', ...}
     """
     meta = metadata_path(path)
-    if not meta.exists():
-        return {}
+    legacy = not meta.exists()
+    if legacy:
+        meta = legacy_metadata_path(path)
+        if not meta.exists() or _shares_legacy_name(Path(path)):
+            return {}
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read {os.fspath(meta)}: {exc}") from None
     if not isinstance(data, dict):
         return {}
+    if legacy and data.get("record", Path(path).name) != Path(path).name:
+        return {}
     if fmt is not None:
         check_format(data.get("format"), fmt, path)
     return data
+
+
+def _shares_legacy_name(path: Path) -> bool:
+    """Whether another file (``a`` or ``a.tsv`` beside ``a.csv``) has the same legacy metadata."""
+    mine = legacy_metadata_path(path)
+    for other in path.parent.iterdir() if path.parent.is_dir() else ():
+        if other.name == path.name or other.name.endswith((".meta.json", ".lock", ".tmp")):
+            continue
+        if legacy_metadata_path(other) == mine and other.is_file():
+            return True
+    return False
 
 
 def check_resumable(
@@ -440,7 +524,7 @@ def check_resumable(
     >>> check_resumable({}, RUN, "run.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: cannot resume run.csv: it has no metadata (run.meta.json), ...
+    ValueError: cannot resume run.csv: it has no metadata (run.csv.meta.json), ...
     """
     where = os.fspath(path)
     if not metadata:

@@ -64,7 +64,7 @@ class TestRecord:
             read_record(path)
         with pytest.raises(ValueError, match="does not exist"):
             read_record(tmp_path / "missing.csv")
-        assert metadata_path(tmp_path / "x.csv").name == "x.meta.json"
+        assert metadata_path(tmp_path / "x.csv").name == "x.csv.meta.json"
         assert COLUMNS[:3] == ("run", "interval", "phase")
 
 
