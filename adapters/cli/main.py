@@ -1,8 +1,10 @@
 """The ``perfstats`` command: the parser of every subcommand, and the entry point ``main``.
 
 Errors are one line on standard error and a non-zero exit status: 2 for
-bad input (unknown rule or target, bad option values, missing files), 1 when
-the target kept failing, 130 when interrupted. ``--debug`` shows the
+bad input (unknown rule or target, bad option values, missing files) and OS
+errors (the cause and the file named), 1 when the target kept failing, 130
+when interrupted, 141 (as a shell shows SIGPIPE) when the reader of standard
+output went away. ``--debug`` shows the
 traceback instead.
 """
 
@@ -10,15 +12,25 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
 
 from ..driver.failures import TargetFailed
+from ..records.record import located
 from . import ab, compare, replay, report, run
 from .output import err
-from .parser import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Parser, split_argv
+from .parser import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    PROG,
+    Parser,
+    split_argv,
+)
 
 # Each subcommand's module has HELP, EXAMPLES, add_arguments and command.
 COMMANDS = {"run": run, "replay": replay, "compare": compare, "report": report, "ab": ab}
@@ -66,7 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s")
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return COMMANDS[args.command].command(args, command_argv)
+        status = COMMANDS[args.command].command(args, command_argv)
+        with located("standard output"):
+            sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (``perfstats ... | head -1``): nothing left to say.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         err("interrupted" + _record_hint(args))
         return EXIT_INTERRUPTED
@@ -78,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         if args.debug:
             raise
-        err(str(exc) if isinstance(exc, ValueError) else f"{exc.strerror}: {exc.filename}")
+        err(str(exc) if isinstance(exc, ValueError) else os_error_text(exc))
+        _silence_stdout()
         return EXIT_USAGE
     except Exception as exc:
         if args.debug:
@@ -87,6 +107,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def os_error_text(exc: OSError) -> str:
+    """An OS error as its cause and the file it concerns (``No space left on device: run.csv``).
+
+    Examples
+    --------
+    >>> import errno
+    >>> os_error_text(OSError(errno.ENOSPC, "No space left on device", "run.csv"))
+    'No space left on device: run.csv'
+    >>> os_error_text(OSError(errno.EIO, "Input/output error"))
+    'Input/output error'
+    """
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    return cause if exc.filename is None else f"{cause}: {os.fsdecode(exc.filename)}"
+
+
+def _silence_stdout() -> None:
+    # Output that could not be written is dropped, so the interpreter's own
+    # flush at exit does not fail a second time with a traceback.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing is flushed at exit
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

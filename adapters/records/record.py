@@ -21,13 +21,15 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
 
+from .cells import number
 from .lock import RecordLock
 from .measurement import STATUSES, Measurement
 
@@ -256,28 +258,43 @@ def read_frame(path: str | os.PathLike[str], fmt: RecordFormat) -> pd.DataFrame:
     (:func:`read_metadata`); a last line cut short by a crash is ignored.
     """
     read_metadata(path, fmt)
-    return frame(read_rows(path, fmt.columns, fmt.kind), fmt)
+    return frame(read_rows(path, fmt.columns, fmt.kind, integers=fmt.integers), fmt)
 
 
 def read_rows(
-    path: str | os.PathLike[str], columns: tuple[str, ...], kind: str
+    path: str | os.PathLike[str],
+    columns: tuple[str, ...],
+    kind: str,
+    *,
+    integers: tuple[str, ...] = (),
 ) -> list[dict[str, str]]:
     """The complete rows of a record CSV whose header is exactly ``columns``.
 
-    A last line cut short by a crash is left out; a wrong header or an
-    unknown status is a ValueError naming the file (and line).
+    A last line cut short by a crash is left out; a wrong header, an
+    unknown status, a ``value`` that is not a number or an ``integers``
+    cell that is not an integer is a ValueError naming the file, line and
+    column.
     """
+    where = os.fspath(path)
     text = _complete_text(Path(path))
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None or tuple(reader.fieldnames) != columns:
         raise ValueError(
-            f"{os.fspath(path)} is not {kind}: expected the columns "
+            f"{where} is not {kind}: expected the columns "
             f"{', '.join(columns)}; found {', '.join(reader.fieldnames or []) or 'none'}"
         )
-    rows = list(reader)
-    for i, row in enumerate(rows, start=2):
+    rows = []
+    for row in reader:
+        line = reader.line_num
         if row["status"] not in STATUSES:
-            raise ValueError(f"{os.fspath(path)} line {i}: unknown status {row['status']!r}")
+            raise ValueError(f"{where} line {line}: unknown status {row['status']!r}")
+        for column in integers:
+            if row[column] is None or not row[column].strip():
+                raise ValueError(f"{where} line {line}, column {column!r}: empty, not an integer")
+            number(row[column], where=where, line=line, column=column, integer=True)
+        if "value" in row and row["value"] is not None:
+            number(row["value"], where=where, line=line, column="value")
+        rows.append(row)
     return rows
 
 
@@ -289,6 +306,19 @@ def _complete_text(path: Path) -> str:
     except OSError as exc:
         raise ValueError(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
     return raw[: complete_end(raw)].decode("utf-8", "replace")
+
+
+def is_empty(path: str | os.PathLike[str]) -> bool:
+    """Whether the record CSV at ``path`` holds no complete row (a header at most).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import is_empty
+    >>> is_empty("run.csv")  # doctest: +SKIP
+    False
+    """
+    text = _complete_text(Path(path))
+    return sum(1 for _ in csv.reader(io.StringIO(text))) <= 1
 
 
 def complete_end(raw: bytes) -> int:
@@ -319,6 +349,31 @@ def complete_end(raw: bytes) -> int:
 # Cells with these are quoted: csv.writer leaves a lone CR (and other
 # control characters) bare, and a bare CR breaks reading the record back.
 _NEEDS_QUOTES = re.compile('[,"\x00-\x1f\x7f\x85\u2028\u2029]')
+
+
+@contextmanager
+def located(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError that names no file (a failed write or flush).
+
+    A full disk shows as ``No space left on device: run.csv``, never as
+    ``...: None``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import located
+    >>> import errno
+    >>> with located("run.csv"):  # doctest: +ELLIPSIS
+    ...     raise OSError(errno.ENOSPC, "No space left on device")
+    Traceback (most recent call last):
+    ...
+    OSError: [Errno 28] No space left on device: 'run.csv'
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from None
 
 
 class _RowWriter:
@@ -439,9 +494,10 @@ class Record:
 
     def append_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Write rows and flush them to the operating system."""
-        for row in rows:
-            self._writer.writerow([_cell(row[c]) for c in self.format.columns])
-        self._file.flush()
+        with located(self.path):
+            for row in rows:
+                self._writer.writerow([_cell(row[c]) for c in self.format.columns])
+            self._file.flush()
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata file atomically (write a temporary file, rename)."""
@@ -449,21 +505,23 @@ class Record:
         # (legacy_metadata_path) is used only when it names this record.
         self.metadata = {**metadata, "record": self.path.name}
         tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
-        tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8")
-        os.replace(tmp, self.meta_path)
+        with located(self.meta_path):
+            tmp.write_text(
+                json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8"
+            )
+            os.replace(tmp, self.meta_path)
 
     def close(self) -> None:
         """Close the CSV file and release the record's lock."""
         try:
             if not self._file.closed:
-                self._file.close()
+                with located(self.path):
+                    self._file.close()
         finally:
             self._lock.release()
 
 
-def read_metadata(
-    path: str | os.PathLike[str], fmt: RecordFormat | None = None
-) -> dict[str, Any]:
+def read_metadata(path: str | os.PathLike[str], fmt: RecordFormat | None = None) -> dict[str, Any]:
     """The metadata of the record at ``path`` (empty when there is none).
 
     With ``fmt``, the metadata's ``format`` marker must be that format's:
