@@ -76,7 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command_argv and args.command != "run":
         parser.error(f"'--' and a command make sense only for 'run', not {args.command!r}")
     logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s")
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
+    _stopping.clear()
     try:
         status = COMMANDS[args.command].command(args, command_argv)
         with located("standard output"):
@@ -106,7 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
         return EXIT_FAILED
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        # After a stop, further signals are ignored (SIG_IGN: the interpreter
+        # resets Python handlers to the default, fatal one while it exits).
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_IGN if _stopping else handler)
 
 
 def os_error_text(exc: OSError) -> str:
@@ -135,9 +139,20 @@ def _silence_stdout() -> None:
         pass  # not a real file (a test's capture): nothing is flushed at exit
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    # Turn SIGTERM into the same clean shutdown as Ctrl-C: containers are
-    # removed and the metadata is finished.
+# Ctrl-C, kill and a closed terminal all stop a run the same clean way.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_stopping: set[int] = set()
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    # The first signal unwinds the run (KeyboardInterrupt): the target is
+    # closed (process groups killed, containers removed, a Lambda function's
+    # environment restored) and the metadata finished. Later ones must not
+    # interrupt that clean-up half-way, which would leave those behind.
+    if _stopping:
+        sys.stderr.write(f"{PROG}: stopping: cleaning up first (kill -9 skips the clean-up)\n")
+        return
+    _stopping.add(signum)
     raise KeyboardInterrupt
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -285,3 +286,58 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+def owner_token() -> str:
+    """This process as what it leaves behind is labelled with: ``pid:start-time@host``.
+
+    A later run tells the leftovers of a killed run (their owner is gone)
+    from those of a run still going (:func:`owner_alive`); the start time
+    tells a reused pid from the owner.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.processes import owner_alive, owner_token
+    >>> owner_alive(owner_token())
+    True
+    """
+    pid = os.getpid()
+    return f"{pid}:{_start_time(pid)}@{socket.gethostname()}"
+
+
+def owner_alive(token: str) -> bool | None:
+    """Whether the process an :func:`owner_token` names still runs; None when unknowable.
+
+    Unknowable: another host's process, or a token this does not understand.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.processes import owner_alive
+    >>> owner_alive("1:0@another-host") is None, owner_alive("junk") is None
+    (True, True)
+    """
+    who, sep, host = token.rpartition("@")
+    pid_text, colon, start = who.partition(":")
+    if not sep or not colon or not pid_text.isdigit() or host != socket.gethostname():
+        return None
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's process
+    now = _start_time(pid)
+    return not (start and now and start != now)
+
+
+def _start_time(pid: int) -> str:
+    """The start time of ``pid`` in clock ticks since boot ("" where /proc has none)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            stat = f.read()
+    except OSError:
+        return ""
+    # Fields after the command name (which may hold spaces and parentheses).
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else ""
