@@ -33,6 +33,8 @@ examples:
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
+  # (a record is written by one run at a time; resuming checks its format,
+  # target, rule and unit, and a record without metadata needs --force)
   # a container, warm mode
   perfstats run --target container -t image=localhost/bb:latest -t mode=warm -- /bin/true
   # a VM over SSH, host key checked against known_hosts
