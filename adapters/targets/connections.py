@@ -102,9 +102,10 @@ class HttpClient:
         *,
         reused: bool,
     ) -> Response:
+        # Started before the clock: starting its timer thread is not the request's time.
+        deadline = _Deadline(conn, self.timeout)
         started_at = utc_now()
         t0 = time.monotonic_ns()
-        deadline = _Deadline(conn, self.timeout)
         try:
             conn.request(method, self._target, body=body, headers=headers)
             response = conn.getresponse()
