@@ -117,7 +117,7 @@ def run_suite(
     suite : Suite
     record : path, optional
         CSV file to write (must not exist); metadata goes beside it
-        (``suite.csv`` -> ``suite.meta.json``): machine, software, the
+        (``suite.csv`` -> ``suite.csv.meta.json``): machine, software, the
         suite's configuration with secrets redacted, the seed.
     rng : None, int or numpy.random.Generator
         Seed of the random orders (recorded).

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from ..ab.analysis import SuiteAnalysis, suite_agreement
@@ -19,6 +18,7 @@ from ..ab.runner import run_suite
 from ..ab.schedule import SCHEDULES
 from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from ..records.plain import plain
+from ..records.record import metadata_path
 from ..report.formatting import percent, table
 from .output import out
 
@@ -135,7 +135,7 @@ def _from_record(
     if not isinstance(read_ab_metadata(path).get("suite"), dict):
         read_ab_record(path)  # a missing or broken record says so first
         raise ValueError(
-            f"{path}: no suite metadata beside the record ({Path(path).stem}.meta.json)"
+            f"{path}: no suite metadata beside the record ({metadata_path(path).name})"
         )
     _, meta, analysis = analyse_record(path, level=level, rng=seed)
     info = {

@@ -1,8 +1,10 @@
 """The ``perfstats`` command: the parser of every subcommand, and the entry point ``main``.
 
 Errors are one line on standard error and a non-zero exit status: 2 for
-bad input (unknown rule or target, bad option values, missing files), 1 when
-the target kept failing, 130 when interrupted. ``--debug`` shows the
+bad input (unknown rule or target, bad option values, missing files) and OS
+errors (the cause and the file named), 1 when the target kept failing, 130
+when interrupted, 141 (as a shell shows SIGPIPE) when the reader of standard
+output went away. ``--debug`` shows the
 traceback instead.
 """
 
@@ -10,15 +12,25 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
 
 from ..driver.failures import TargetFailed
+from ..records.record import located
 from . import ab, compare, replay, report, run
 from .output import err
-from .parser import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Parser, split_argv
+from .parser import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    PROG,
+    Parser,
+    split_argv,
+)
 
 # Each subcommand's module has HELP, EXAMPLES, add_arguments and command.
 COMMANDS = {"run": run, "replay": replay, "compare": compare, "report": report, "ab": ab}
@@ -64,9 +76,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command_argv and args.command != "run":
         parser.error(f"'--' and a command make sense only for 'run', not {args.command!r}")
     logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s")
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
+    _stopping.clear()
     try:
-        return COMMANDS[args.command].command(args, command_argv)
+        status = COMMANDS[args.command].command(args, command_argv)
+        with located("standard output"):
+            sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # The reader went away (``perfstats ... | head -1``): nothing left to say.
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         err("interrupted" + _record_hint(args))
         return EXIT_INTERRUPTED
@@ -78,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         if args.debug:
             raise
-        err(str(exc) if isinstance(exc, ValueError) else f"{exc.strerror}: {exc.filename}")
+        err(str(exc) if isinstance(exc, ValueError) else os_error_text(exc))
+        _silence_stdout()
         return EXIT_USAGE
     except Exception as exc:
         if args.debug:
@@ -86,12 +107,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         err(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
         return EXIT_FAILED
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        # After a stop, further signals are ignored (SIG_IGN: the interpreter
+        # resets Python handlers to the default, fatal one while it exits).
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_IGN if _stopping else handler)
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    # Turn SIGTERM into the same clean shutdown as Ctrl-C: containers are
-    # removed and the metadata is finished.
+def os_error_text(exc: OSError) -> str:
+    """An OS error as its cause and the file it concerns (``No space left on device: run.csv``).
+
+    Examples
+    --------
+    >>> import errno
+    >>> os_error_text(OSError(errno.ENOSPC, "No space left on device", "run.csv"))
+    'No space left on device: run.csv'
+    >>> os_error_text(OSError(errno.EIO, "Input/output error"))
+    'Input/output error'
+    """
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    return cause if exc.filename is None else f"{cause}: {os.fsdecode(exc.filename)}"
+
+
+def _silence_stdout() -> None:
+    # Output that could not be written is dropped, so the interpreter's own
+    # flush at exit does not fail a second time with a traceback.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing is flushed at exit
+
+
+# Ctrl-C, kill and a closed terminal all stop a run the same clean way.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_stopping: set[int] = set()
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    # The first signal unwinds the run (KeyboardInterrupt): the target is
+    # closed (process groups killed, containers removed, a Lambda function's
+    # environment restored) and the metadata finished. Later ones must not
+    # interrupt that clean-up half-way, which would leave those behind.
+    if _stopping:
+        sys.stderr.write(f"{PROG}: stopping: cleaning up first (kill -9 skips the clean-up)\n")
+        return
+    _stopping.add(signum)
     raise KeyboardInterrupt
 
 

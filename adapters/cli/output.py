@@ -7,13 +7,15 @@ import sys
 from typing import Any
 
 from ..records.plain import plain
+from ..records.record import located
 from ..report.formatting import percent, quantity, table
 from .parser import PROG
 
 
 def out(text: str = "") -> None:
-    """Write a line to standard output."""
-    sys.stdout.write(text + "\n")
+    """Write a line to standard output (a failure names it: ``No space left on device: ...``)."""
+    with located("standard output"):
+        sys.stdout.write(text + "\n")
 
 
 def err(text: str) -> None:

@@ -10,6 +10,8 @@ PROG = "perfstats"
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# 128 + SIGPIPE, what a shell reports for a writer whose reader went away.
+EXIT_BROKEN_PIPE = 141
 
 
 class UsageError(ValueError):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..records.record import read_metadata, read_record
+from ..records.record import is_empty, read_metadata, read_record
 from ..report.formatting import quantity, table
 from ..report.summary import report
 from .output import emit_json, intervals_text, out, rule_text
-from .parser import output_arguments
+from .parser import UsageError, output_arguments
 
 HELP = "summarise a recorded run"
 EXAMPLES = """\
@@ -34,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats report`` with parsed arguments; returns the exit status."""
+    if is_empty(args.record):
+        raise UsageError(f"record {args.record} is empty: a header and no rows, nothing to report")
     if args.output:
         # Imported here: only the HTML report needs matplotlib.
         from ..report.html import write_html_report

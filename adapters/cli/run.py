@@ -33,6 +33,8 @@ examples:
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
+  # (a record is written by one run at a time; resuming checks its format,
+  # target, rule and unit, and a record without metadata needs --force)
   # a container, warm mode
   perfstats run --target container -t image=localhost/bb:latest -t mode=warm -- /bin/true
   # a VM over SSH, host key checked against known_hosts
@@ -79,6 +81,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--record", metavar="CSV", help="append every invocation to this CSV")
     p.add_argument("--resume", action="store_true", help="continue an interrupted --record")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --resume: continue a record whose metadata is missing or incomplete",
+    )
     p.add_argument("--max-n", type=int, metavar="N", help="stop after N successful runs")
     p.add_argument(
         "--max-seconds", type=float, metavar="S", help="start no invocation after S seconds"
@@ -122,6 +129,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         target = target_by_name(args.target, command_argv, target_options)
     if args.resume and not args.record:
         raise UsageError("--resume needs --record")
+    if args.force and not args.resume:
+        raise UsageError("--force applies only with --resume")
     progress = not args.no_progress and sys.stderr.isatty()
     result = run(
         target,
@@ -134,6 +143,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         warmup=args.warmup,
         record=args.record,
         resume=args.resume,
+        force=args.force,
         progress=progress,
         rng=args.seed,
         max_failures=args.max_failures,

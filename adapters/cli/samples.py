@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..driver.result import judged_values
+from ..records.cells import number
 from ..records.record import COLUMNS, read_record
 from .parser import UsageError
 
@@ -17,18 +18,13 @@ def read_traces(path: str) -> dict[str, np.ndarray]:
     df = read_csv(path)
     traces: dict[str, np.ndarray] = {}
     for column in df.columns:
-        values = pd.to_numeric(df[column], errors="coerce")
-        bad = values.isna() & df[column].notna()
-        if bad.any():
-            row = int(np.argmax(bad.to_numpy())) + 2
-            raise UsageError(
-                f"{path}: column {column!r} line {row} is not a number: {df[column][bad].iloc[0]!r}"
-            )
-        series = values.to_numpy(dtype=np.float64)
+        series = numbers(df[column], path)
         # Only trailing empties pad a short trace; a hole inside is an error.
-        last = int(np.flatnonzero(~np.isnan(series))[-1]) + 1 if (~np.isnan(series)).any() else 0
+        present = np.flatnonzero(~np.isnan(series))
+        last = int(present[-1]) + 1 if present.size else 0
         if np.isnan(series[:last]).any():
-            raise UsageError(f"{path}: column {column!r} has an empty cell before its end")
+            line = int(np.flatnonzero(np.isnan(series[:last]))[0]) + 2
+            raise UsageError(f"{path} line {line}, column {column!r}: an empty cell before its end")
         if last == 0:
             raise UsageError(f"{path}: column {column!r} is empty")
         traces[str(column)] = series[:last]
@@ -37,12 +33,31 @@ def read_traces(path: str) -> dict[str, np.ndarray]:
     return traces
 
 
+def numbers(series: pd.Series, path: str) -> np.ndarray:
+    """The cells of one column read strictly as numbers (NaN where empty).
+
+    A cell that is not a number is a UsageError naming the file, line and column.
+    """
+    try:
+        values = [
+            number(cell, where=path, line=i + 2, column=str(series.name))
+            for i, cell in enumerate(series.tolist())
+        ]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return np.asarray(values, dtype=np.float64)
+
+
 def read_csv(path: str) -> pd.DataFrame:
-    """The CSV at ``path``, or a UsageError that says why it cannot be read."""
+    """The CSV at ``path`` as text cells, or a UsageError that says why it cannot be read.
+
+    Cells stay text (no "NA", "None" or "True" turned into a missing value or
+    a flag): :func:`numbers` decides what is a number.
+    """
     if not os.path.exists(path):
         raise UsageError(f"file {path} does not exist")
     try:
-        return pd.read_csv(path)
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path} is not a readable CSV: {exc}") from None
 
@@ -66,7 +81,10 @@ def read_sample(path: str, column: str | None) -> np.ndarray:
             f"{path} has {df.shape[1]} columns; choose one with --column "
             f"({', '.join(map(str, df.columns))})"
         )
-    numbers = pd.to_numeric(series, errors="coerce")
-    if numbers.isna().any():
-        raise UsageError(f"{path}: column {series.name!r} has empty or non-numeric cells")
-    return numbers.to_numpy(dtype=np.float64)
+    values = numbers(series, path)
+    if np.isnan(values).any():
+        line = int(np.flatnonzero(np.isnan(values))[0]) + 2
+        raise UsageError(f"{path} line {line}, column {series.name!r}: an empty cell")
+    if values.size == 0:
+        raise UsageError(f"{path}: column {series.name!r} is empty")
+    return values

@@ -37,6 +37,7 @@ def run(
     warmup: int = 0,
     record: str | os.PathLike[str] | None = None,
     resume: bool = False,
+    force: bool = False,
     progress: bool = True,
     rng: Any = None,
     max_failures: int = 5,
@@ -76,11 +77,16 @@ def run(
         Invocations run and recorded first (phase ``"warmup"``), never judged.
     record : path, optional
         CSV file to append every invocation to, flushed row by row; its
-        metadata goes beside it (``run.csv`` -> ``run.meta.json``).
+        metadata goes beside it (``run.csv`` -> ``run.csv.meta.json``).
     resume : bool, default False
         Continue the interrupted ``record``: its measured values are given to
-        the rule first, and run numbering continues. The target and rule must
-        be the ones recorded.
+        the rule first, and run numbering continues. The record's metadata
+        must name its format, and the target, rule and unit must be the ones
+        recorded; a mismatch is refused naming the difference.
+    force : bool, default False
+        With ``resume``: continue a record whose metadata is missing or
+        incomplete (no format, target or rule); recorded values that differ
+        are still refused.
     progress : bool, default True
         Show a tqdm progress bar on standard error.
     rng : None, int or numpy.random.Generator
@@ -124,8 +130,8 @@ def run(
     rec: Record | None = None
     try:
         rule_obj = build_rule(rule, rule_options, seed)
-        rec = Record(record, resume=resume) if record is not None else None
-        metadata = _metadata(target, rule_obj, seed, settings, rec.metadata if rec else {})
+        rec = Record(record, resume=resume, force=force) if record is not None else None
+        metadata = _metadata(target, rule_obj, seed, settings, rec, force)
         if rec is not None:
             rec.write_metadata(metadata)
         session = Session(target, rule_obj, rec, settings, progress, started)
@@ -205,17 +211,18 @@ def _normal(data: Any) -> Any:
 
 
 def _metadata(
-    target: Target, rule: Rule, seed: int, settings: Settings, previous: Mapping[str, Any]
+    target: Target,
+    rule: Rule,
+    seed: int,
+    settings: Settings,
+    rec: Record | None,
+    force: bool,
 ) -> dict[str, Any]:
     target_config = _normal(target.config())
     rule_config = _normal({"name": rule.name, "config": rule.config()})
-    if previous:
-        for what, new in (("target", target_config), ("rule", rule_config)):
-            old = previous.get(what)
-            if old is not None and old != new:
-                raise ValueError(
-                    f"cannot resume: the {what} differs from the record's ({_difference(old, new)})"
-                )
+    previous: Mapping[str, Any] = rec.metadata if rec is not None else {}
+    if rec is not None and (previous or len(rec.existing)):
+        _check_resume(rec, target_config, rule_config, force)
     session = {
         "started_at": utc_now().isoformat(),
         "ended_at": None,
@@ -232,6 +239,35 @@ def _metadata(
         "seed": seed,
         "sessions": sessions,
     }
+
+
+def _check_resume(
+    rec: Record, target_config: Mapping[str, Any], rule_config: Mapping[str, Any], force: bool
+) -> None:
+    """Refuse to continue a record with another target, rule or unit (the difference named)."""
+    where = os.fspath(rec.path)
+    for what, new in (("target", target_config), ("rule", rule_config)):
+        old = rec.metadata.get(what)
+        if old is None:
+            if rec.metadata and not force:
+                raise ValueError(
+                    f"cannot resume {where}: its metadata names no {what}; "
+                    "resume with --force to continue anyway"
+                )
+        elif old != new:
+            raise ValueError(
+                f"cannot resume {where}: the {what} differs from the record's "
+                f"({_difference(old, new)})"
+            )
+    # The rows say which unit the values are in, whatever the metadata says.
+    ok = rec.existing[rec.existing["status"] == "ok"]
+    units = sorted(set(ok["unit"]))
+    unit = target_config.get("unit")
+    if isinstance(unit, str) and units and units != [unit]:
+        raise ValueError(
+            f"cannot resume {where}: its values are in {', '.join(map(repr, units))}, "
+            f"the target's in {unit!r}"
+        )
 
 
 def _difference(old: Any, new: Any) -> str:

@@ -2,7 +2,7 @@
 
 Rows are appended and flushed as each measurement arrives, so a driver
 killed at any moment leaves every completed measurement on disk; the
-metadata file beside the CSV (``run.csv`` -> ``run.meta.json``) describes
+metadata file beside the CSV (``run.csv`` -> ``run.csv.meta.json``) describes
 the machine, software, target, rule and seed, and is rewritten atomically.
 
 One implementation serves every kind of record: a :class:`RecordFormat`
@@ -20,13 +20,17 @@ import io
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
 
+from .cells import number
+from .lock import RecordLock
 from .measurement import STATUSES, Measurement
 
 
@@ -87,17 +91,50 @@ FORMAT = RUN.marker
 
 
 def metadata_path(path: str | os.PathLike[str]) -> Path:
-    """Where the metadata of the record at ``path`` lives (``x.csv`` -> ``x.meta.json``).
+    """Where the metadata of the record at ``path`` lives (``x.csv`` -> ``x.csv.meta.json``).
+
+    Named after the record's full name, so that two records (``a.csv`` and
+    ``a.tsv``, ``a`` and ``a.csv``) never share one metadata file.
 
     Examples
     --------
     >>> from perfstats.adapters.records.record import metadata_path
     >>> metadata_path("runs/a.csv").as_posix()
+    'runs/a.csv.meta.json'
+    """
+    p = Path(path)
+    return p.with_name(p.name + ".meta.json")
+
+
+def legacy_metadata_path(path: str | os.PathLike[str]) -> Path:
+    """Where perfstats before 0.2 put the metadata: the name without its suffix (``x.meta.json``).
+
+    :func:`read_metadata` still reads it, when it belongs to this record only.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import legacy_metadata_path
+    >>> legacy_metadata_path("runs/a.csv").as_posix()
     'runs/a.meta.json'
     """
     p = Path(path)
     stem = p.name[: -len(p.suffix)] if p.suffix else p.name
     return p.with_name(stem + ".meta.json")
+
+
+def record_inputs(path: str | os.PathLike[str]) -> list[Path]:
+    """The files a reader of the record at ``path`` reads: the CSV and its metadata.
+
+    An output of a command that reads the record must be none of them
+    (:func:`~perfstats.adapters.records.outputs.check_output`).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import record_inputs
+    >>> [p.as_posix() for p in record_inputs("runs/a.csv")]
+    ['runs/a.csv', 'runs/a.csv.meta.json', 'runs/a.meta.json']
+    """
+    return [Path(path), metadata_path(path), legacy_metadata_path(path)]
 
 
 def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
@@ -221,28 +258,43 @@ def read_frame(path: str | os.PathLike[str], fmt: RecordFormat) -> pd.DataFrame:
     (:func:`read_metadata`); a last line cut short by a crash is ignored.
     """
     read_metadata(path, fmt)
-    return frame(read_rows(path, fmt.columns, fmt.kind), fmt)
+    return frame(read_rows(path, fmt.columns, fmt.kind, integers=fmt.integers), fmt)
 
 
 def read_rows(
-    path: str | os.PathLike[str], columns: tuple[str, ...], kind: str
+    path: str | os.PathLike[str],
+    columns: tuple[str, ...],
+    kind: str,
+    *,
+    integers: tuple[str, ...] = (),
 ) -> list[dict[str, str]]:
     """The complete rows of a record CSV whose header is exactly ``columns``.
 
-    A last line cut short by a crash is left out; a wrong header or an
-    unknown status is a ValueError naming the file (and line).
+    A last line cut short by a crash is left out; a wrong header, an
+    unknown status, a ``value`` that is not a number or an ``integers``
+    cell that is not an integer is a ValueError naming the file, line and
+    column.
     """
+    where = os.fspath(path)
     text = _complete_text(Path(path))
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None or tuple(reader.fieldnames) != columns:
         raise ValueError(
-            f"{os.fspath(path)} is not {kind}: expected the columns "
+            f"{where} is not {kind}: expected the columns "
             f"{', '.join(columns)}; found {', '.join(reader.fieldnames or []) or 'none'}"
         )
-    rows = list(reader)
-    for i, row in enumerate(rows, start=2):
+    rows = []
+    for row in reader:
+        line = reader.line_num
         if row["status"] not in STATUSES:
-            raise ValueError(f"{os.fspath(path)} line {i}: unknown status {row['status']!r}")
+            raise ValueError(f"{where} line {line}: unknown status {row['status']!r}")
+        for column in integers:
+            if row[column] is None or not row[column].strip():
+                raise ValueError(f"{where} line {line}, column {column!r}: empty, not an integer")
+            number(row[column], where=where, line=line, column=column, integer=True)
+        if "value" in row and row["value"] is not None:
+            number(row["value"], where=where, line=line, column="value")
+        rows.append(row)
     return rows
 
 
@@ -253,11 +305,94 @@ def _complete_text(path: Path) -> str:
         raise ValueError(f"record {os.fspath(path)} does not exist") from None
     except OSError as exc:
         raise ValueError(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
-    end = raw.rfind(b"\n")
-    return raw[: end + 1].decode("utf-8", "replace") if end >= 0 else ""
+    return raw[: complete_end(raw)].decode("utf-8", "replace")
 
 
-def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[str], Any]:
+def is_empty(path: str | os.PathLike[str]) -> bool:
+    """Whether the record CSV at ``path`` holds no complete row (a header at most).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import is_empty
+    >>> is_empty("run.csv")  # doctest: +SKIP
+    False
+    """
+    text = _complete_text(Path(path))
+    return sum(1 for _ in csv.reader(io.StringIO(text))) <= 1
+
+
+def complete_end(raw: bytes) -> int:
+    """The length of the complete rows of CSV bytes: up to the last row end outside quotes.
+
+    A crash can cut the last row anywhere, also inside a quoted cell that
+    holds a newline (a target named ``"a\\nb"``): such a piece is no row.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import complete_end
+    >>> raw = b'run,target\\n1,"a\\nb"\\n2,"c\\nd'
+    >>> raw[: complete_end(raw)]
+    b'run,target\\n1,"a\\nb"\\n'
+    """
+    end = pos = 0
+    inside = False
+    for line in raw.split(b"\n")[:-1]:
+        pos += len(line) + 1
+        # A quote toggles quoting; an escaped quote ("") toggles it twice.
+        if line.count(b'"') % 2:
+            inside = not inside
+        if not inside:
+            end = pos
+    return end
+
+
+# Cells with these are quoted: csv.writer leaves a lone CR (and other
+# control characters) bare, and a bare CR breaks reading the record back.
+_NEEDS_QUOTES = re.compile('[,"\x00-\x1f\x7f\x85\u2028\u2029]')
+
+
+@contextmanager
+def located(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError that names no file (a failed write or flush).
+
+    A full disk shows as ``No space left on device: run.csv``, never as
+    ``...: None``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import located
+    >>> import errno
+    >>> with located("run.csv"):  # doctest: +ELLIPSIS
+    ...     raise OSError(errno.ENOSPC, "No space left on device")
+    Traceback (most recent call last):
+    ...
+    OSError: [Errno 28] No space left on device: 'run.csv'
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from None
+
+
+class _RowWriter:
+    """Write CSV rows (RFC 4180), quoting every cell that holds a separator or control character."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+
+    def writerow(self, cells: Sequence[str]) -> None:
+        self.handle.write(",".join(_quoted(c) for c in cells) + "\n")
+
+
+def _quoted(cell: str) -> str:
+    if _NEEDS_QUOTES.search(cell):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[str], _RowWriter]:
     """Create a new record CSV with its header, flushed; never overwrite one.
 
     ``advice`` ends the error when the file exists (what the user can do).
@@ -270,7 +405,7 @@ def create_csv(path: Path, columns: tuple[str, ...], advice: str) -> tuple[IO[st
         handle: IO[str] = open(path, "x", newline="", encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"cannot create {os.fspath(path)}: {exc.strerror}") from None
-    writer = csv.writer(handle, lineterminator="\n")
+    writer = _RowWriter(handle)
     writer.writerow(columns)
     handle.flush()
     return handle, writer
@@ -289,6 +424,16 @@ class Record:
         Continue an existing record of a resumable format (its rows are
         read back, a last line cut short by a crash is dropped); without it
         an existing file is an error, so a run never overwrites measurements.
+        Its metadata must be there and name this format (:func:`check_resumable`).
+    force : bool, default False
+        Resume a record whose metadata is missing or has no format marker.
+
+    Raises
+    ------
+    ValueError
+        When another process is writing the record (:class:`RecordLock`:
+        the lock is held until :meth:`close`), or it cannot be created or
+        resumed.
 
     Examples
     --------
@@ -298,34 +443,50 @@ class Record:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], fmt: RecordFormat = RUN, *, resume: bool = False
+        self,
+        path: str | os.PathLike[str],
+        fmt: RecordFormat = RUN,
+        *,
+        resume: bool = False,
+        force: bool = False,
     ) -> None:
         self.path = Path(path)
         self.format = fmt
         self.meta_path = metadata_path(self.path)
         self.existing = frame([], fmt)
         self.metadata: dict[str, Any] = {}
-        if resume:
-            self._open_existing()
-        else:
-            advice = "resume it or choose another path" if fmt.resumable else "choose another path"
-            self._file, self._writer = create_csv(self.path, fmt.columns, advice)
+        # Locked before anything is read or created: a second writer must not
+        # even see a half-made record.
+        self._lock = RecordLock(self.path)
+        try:
+            if resume:
+                self._open_existing(force)
+            else:
+                advice = (
+                    "resume it or choose another path" if fmt.resumable else "choose another path"
+                )
+                self._file, self._writer = create_csv(self.path, fmt.columns, advice)
+        except BaseException:
+            self._lock.release()
+            raise
 
-    def _open_existing(self) -> None:
+    def _open_existing(self, force: bool) -> None:
         if not self.format.resumable:
             raise ValueError(f"{self.format.kind} cannot be resumed")
         if not self.path.exists():
             raise ValueError(f"cannot resume: record {os.fspath(self.path)} does not exist")
         self.metadata = read_metadata(self.path, self.format)
+        if not force:
+            check_resumable(self.metadata, self.format, self.path)
         self.existing = read_frame(self.path, self.format)
         # Drop a last line cut short by a crash before appending after it.
         raw = self.path.read_bytes()
-        keep = raw.rfind(b"\n") + 1
+        keep = complete_end(raw)
         if keep < len(raw):
             with open(self.path, "r+b") as f:
                 f.truncate(keep)
         self._file = open(self.path, "a", newline="", encoding="utf-8")
-        self._writer = csv.writer(self._file, lineterminator="\n")
+        self._writer = _RowWriter(self._file)
 
     def append(self, row: Mapping[str, Any]) -> None:
         """Write one row and flush it to the operating system."""
@@ -333,31 +494,41 @@ class Record:
 
     def append_rows(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Write rows and flush them to the operating system."""
-        for row in rows:
-            self._writer.writerow([_cell(row[c]) for c in self.format.columns])
-        self._file.flush()
+        with located(self.path):
+            for row in rows:
+                self._writer.writerow([_cell(row[c]) for c in self.format.columns])
+            self._file.flush()
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
         """Replace the metadata file atomically (write a temporary file, rename)."""
-        self.metadata = dict(metadata)
+        # The record's own name: metadata found under an older, shared name
+        # (legacy_metadata_path) is used only when it names this record.
+        self.metadata = {**metadata, "record": self.path.name}
         tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
-        tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8")
-        os.replace(tmp, self.meta_path)
+        with located(self.meta_path):
+            tmp.write_text(
+                json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8"
+            )
+            os.replace(tmp, self.meta_path)
 
     def close(self) -> None:
-        """Close the CSV file."""
-        if not self._file.closed:
-            self._file.close()
+        """Close the CSV file and release the record's lock."""
+        try:
+            if not self._file.closed:
+                with located(self.path):
+                    self._file.close()
+        finally:
+            self._lock.release()
 
 
-def read_metadata(
-    path: str | os.PathLike[str], fmt: RecordFormat | None = None
-) -> dict[str, Any]:
+def read_metadata(path: str | os.PathLike[str], fmt: RecordFormat | None = None) -> dict[str, Any]:
     """The metadata of the record at ``path`` (empty when there is none).
 
     With ``fmt``, the metadata's ``format`` marker must be that format's:
     a record of another kind, or written by another version of perfstats,
     is a ValueError that names both (metadata without a marker is read).
+    Metadata under the older name (:func:`legacy_metadata_path`) is read
+    only when it cannot belong to another record.
 
     Examples
     --------
@@ -366,17 +537,66 @@ def read_metadata(
     {'name': 'SuperFlow', ...}
     """
     meta = metadata_path(path)
-    if not meta.exists():
-        return {}
+    legacy = not meta.exists()
+    if legacy:
+        meta = legacy_metadata_path(path)
+        if not meta.exists() or _shares_legacy_name(Path(path)):
+            return {}
     try:
         data = json.loads(meta.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read {os.fspath(meta)}: {exc}") from None
     if not isinstance(data, dict):
         return {}
+    if legacy and data.get("record", Path(path).name) != Path(path).name:
+        return {}
     if fmt is not None:
         check_format(data.get("format"), fmt, path)
     return data
+
+
+def _shares_legacy_name(path: Path) -> bool:
+    """Whether another file (``a`` or ``a.tsv`` beside ``a.csv``) has the same legacy metadata."""
+    mine = legacy_metadata_path(path)
+    for other in path.parent.iterdir() if path.parent.is_dir() else ():
+        if other.name == path.name or other.name.endswith((".meta.json", ".lock", ".tmp")):
+            continue
+        if legacy_metadata_path(other) == mine and other.is_file():
+            return True
+    return False
+
+
+def check_resumable(
+    metadata: Mapping[str, Any], fmt: RecordFormat, path: str | os.PathLike[str]
+) -> None:
+    """Refuse to resume a record whose metadata is missing or names no format.
+
+    Without metadata nothing says what the rows measured (target, rule,
+    unit) or in which format they were written, so continuing the record
+    could mix two experiments; ``force`` (``--force``) skips this check.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import RUN, check_resumable
+    >>> check_resumable({"format": RUN.marker}, RUN, "run.csv")
+    >>> check_resumable({}, RUN, "run.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot resume run.csv: it has no metadata (run.csv.meta.json), ...
+    """
+    where = os.fspath(path)
+    if not metadata:
+        raise ValueError(
+            f"cannot resume {where}: it has no metadata ({metadata_path(path).name}), so its "
+            "target, rule and format cannot be checked; resume with --force to continue anyway"
+        )
+    marker = metadata.get("format")
+    if marker != fmt.marker:
+        check_format(marker, fmt, path)
+        raise ValueError(
+            f"cannot resume {where}: its metadata names no format (this version writes "
+            f"{fmt.marker}); resume with --force to continue anyway"
+        )
 
 
 def check_format(marker: Any, fmt: RecordFormat, path: str | os.PathLike[str]) -> None:

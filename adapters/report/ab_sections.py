@@ -4,7 +4,7 @@ An A-B record is the CSV that ``perfstats ab --record`` writes
 (:mod:`perfstats.adapters.ab.record`), one row per execution, with the
 columns ``call, trial, slot, benchmark, version, repeat, order, value, unit,
 started_at, status, error, extra``; ``version`` is ``"baseline"`` or
-``"candidate"``. Its metadata JSON (``suite.csv`` -> ``suite.meta.json``)
+``"candidate"``. Its metadata JSON (``suite.csv`` -> ``suite.csv.meta.json``)
 holds the suite: schedule (``"duet"`` pairs the two versions' executions of
 the same call and repeat), level, minimum results, resamples, grouping and
 the seed. The verdicts are :func:`perfstats.adapters.ab.analysis.analyse`'s

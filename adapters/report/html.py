@@ -23,7 +23,8 @@ from typing import Any
 
 import perfstats
 
-from ..records.record import COLUMNS, read_metadata, read_record
+from ..records.outputs import check_output
+from ..records.record import COLUMNS, read_metadata, read_record, record_inputs
 from .ab_sections import ab_sections, is_ab_header
 from .run_sections import run_sections
 
@@ -71,8 +72,9 @@ def write_html_report(record: Path, out: Path) -> Path:
     Raises
     ------
     ValueError
-        When the record is missing or is neither kind of record, or the
-        folder of ``out`` does not exist.
+        When the record is missing or is neither kind of record, the folder
+        of ``out`` does not exist, or ``out`` is the record or its metadata
+        (also through a link).
 
     Examples
     --------
@@ -82,6 +84,7 @@ def write_html_report(record: Path, out: Path) -> Path:
     PosixPath('report.html')
     """
     record, out = Path(record), Path(out)
+    check_output(out, record_inputs(record), what="the HTML report")
     page = render_html_report(record)
     if not out.parent.is_dir():
         raise ValueError(f"folder {os.fspath(out.parent)} does not exist")

@@ -119,8 +119,17 @@ class LambdaFunction(Target):
         self.profile = profile
         self.name = label or f"lambda {name}" + (f":{qualifier}" if qualifier else "")
         self._client = client if client is not None else self._make_client()
-        self._original_env = self._current_environment()
-        self._env_changed = False
+        variables = self._current_environment()
+        # The variable is perfstats' own: found here, it is a leftover of a
+        # run killed before it restored the function; close() removes it.
+        self._env_changed = COLD_VARIABLE in variables
+        if self._env_changed:
+            logger.warning(
+                "%s holds %s, left by a perfstats run that was killed; it is removed at the end",
+                self.function_name,
+                COLD_VARIABLE,
+            )
+        self._original_env = {k: v for k, v in variables.items() if k != COLD_VARIABLE}
         self._cold_lock = threading.Lock()
 
     def _make_client(self) -> Any:

@@ -90,6 +90,13 @@ def outcome_measurement(
 ) -> Measurement:
     """Turn a finished process into a measurement (shared by process-based targets)."""
     extra = {"wall_ns": out.wall_ns, "returncode": out.returncode, **(extra or {})}
+    # Output beyond the kept tail is counted, so a record shows it was cut.
+    for name, dropped in (
+        ("stdout_dropped", out.stdout_dropped),
+        ("stderr_dropped", out.stderr_dropped),
+    ):
+        if dropped:
+            extra[name] = dropped
     problem = out.failure()
     if problem is not None:
         return Measurement.failure(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +37,10 @@ class Response:
 
 class HttpClient:
     """Send requests to one URL, one connection per thread.
+
+    ``timeout`` bounds each whole request (connect, send and every read of
+    the answer), not each read: a server that trickles its answer is cut off
+    at the deadline with a :class:`TimeoutError`.
 
     With ``keep_alive=False`` every request opens (and closes) its own
     connection, as a new client would, so the timing includes TCP and TLS
@@ -97,6 +102,8 @@ class HttpClient:
         *,
         reused: bool,
     ) -> Response:
+        # Started before the clock: starting its timer thread is not the request's time.
+        deadline = _Deadline(conn, self.timeout)
         started_at = utc_now()
         t0 = time.monotonic_ns()
         try:
@@ -106,7 +113,15 @@ class HttpClient:
             wall_ns = time.monotonic_ns() - t0
         except BaseException:
             self._drop(conn)
+            if deadline.expired():
+                raise TimeoutError(f"no complete response within {self.timeout:g} s") from None
             raise
+        finally:
+            deadline.cancel()
+        if deadline.expired():
+            # The cut connection may have looked like the end of the body.
+            self._drop(conn)
+            raise TimeoutError(f"no complete response within {self.timeout:g} s")
         if self.keep_alive and not response.will_close:
             self._local.conn = conn
         else:
@@ -129,3 +144,35 @@ class HttpClient:
         for conn in conns:
             conn.close()
         self._local = threading.local()
+
+
+class _Deadline:
+    """A bound on one whole exchange: connect, send, and every read of the answer.
+
+    A socket timeout bounds each read alone, so a server that sends a byte
+    every half second would hold a request open for ever; at the deadline
+    this shuts the connection's socket down, which ends any read in
+    progress, and :meth:`expired` tells the caller why it ended.
+    """
+
+    def __init__(self, conn: http.client.HTTPConnection, seconds: float) -> None:
+        self._conn = conn
+        self._expired = threading.Event()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self._expired.set()
+        sock = self._conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed: the exchange is over anyway
+
+    def expired(self) -> bool:
+        return self._expired.is_set()
+
+    def cancel(self) -> None:
+        self._timer.cancel()

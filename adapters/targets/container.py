@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import shutil
 import threading
 import uuid
@@ -13,14 +14,19 @@ from ..records.measurement import Measurement, utc_now
 from .arguments import check_argv, check_choice, check_env, check_timeout, show_argv
 from .base import Target
 from .command import outcome_measurement
-from .processes import ProcessRunner
+from .processes import ProcessRunner, owner_alive, owner_token
 from .values import ValueReader
 
 ENGINES = ("podman", "docker")
 MODES = ("cold", "warm")
 LABEL = "perfstats.session"
+# The run that created a container (processes.owner_token): a later run
+# removes the containers of a run that was killed before it could.
+OWNER_LABEL = "perfstats.owner"
 # Seconds allowed for housekeeping calls (inspect, start, remove) to the engine.
 _ENGINE_TIMEOUT = 120.0
+
+logger = logging.getLogger(__name__)
 
 
 class Container(Target):
@@ -31,7 +37,9 @@ class Container(Target):
     starts one long-lived container at the first invocation and ``exec``\\ s
     into it. Every container this target creates carries a label with a
     session id, and :meth:`close` removes them all, also after an error,
-    a timeout or an interrupt.
+    a timeout or an interrupt. A run killed before it could (``kill -9``, a
+    crash) leaves them behind: each also carries its owner's pid, start time
+    and host, and every new Container removes those whose owner is gone.
 
     Parameters
     ----------
@@ -115,6 +123,8 @@ class Container(Target):
         if self.executable is None:
             raise ValueError(f"container engine {self.engine!r} not found on PATH")
         self._check_image()
+        self._owner = owner_token()
+        self.remove_leftovers()
 
     def _engine(self, *args: str) -> list[str]:
         return [self.engine, *self.engine_args, *args]
@@ -133,6 +143,7 @@ class Container(Target):
 
     def _create_args(self, container_name: str) -> list[str]:
         args = ["--name", container_name, "--label", f"{LABEL}={self.session}"]
+        args += ["--label", f"{OWNER_LABEL}={self._owner}"]
         if self.network is not None:
             args += ["--network", self.network]
         for key, value in self.env.items():
@@ -189,6 +200,38 @@ class Container(Target):
             timeout=_ENGINE_TIMEOUT,
         )
         return out.stdout.split() if out.returncode == 0 else []
+
+    def remove_leftovers(self) -> list[str]:
+        """Remove the containers of perfstats runs on this host that ended without doing so.
+
+        Returns their ids. Containers of runs still going, of other hosts, or
+        without an owner label are left alone.
+        """
+        listed = self._runner.run(
+            self._engine("ps", "-a", "-q", "--filter", f"label={OWNER_LABEL}"),
+            timeout=_ENGINE_TIMEOUT,
+        )
+        ids = listed.stdout.split() if listed.returncode == 0 else []
+        if not ids:
+            return []
+        fmt = f'{{{{.Id}}}} {{{{index .Config.Labels "{OWNER_LABEL}"}}}}'
+        # A container that went meanwhile fails inspect; the others still print.
+        inspected = self._runner.run(
+            self._engine("inspect", "--format", fmt, *ids), timeout=_ENGINE_TIMEOUT
+        )
+        dead = []
+        for line in inspected.stdout.splitlines():
+            cid, _, owner = line.strip().partition(" ")
+            if cid and owner_alive(owner) is False:
+                dead.append(cid)
+        if dead:
+            logger.warning(
+                "removing %d container(s) left by a perfstats run that was killed: %s",
+                len(dead),
+                " ".join(c[:12] for c in dead),
+            )
+            self._remove(dead)
+        return dead
 
     def _remove(self, refs: Sequence[str]) -> None:
         if not refs:

@@ -9,7 +9,9 @@ whole tree (a shell and its children), not just the first process.
 from __future__ import annotations
 
 import os
+import selectors
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -21,6 +23,10 @@ from ..records.measurement import utc_now
 
 # Seconds to collect the output of a killed child.
 _DRAIN_SECONDS = 2.0
+# Bytes of each output stream kept (the last ones): a target that prints
+# 100 MB per run must not hold 100 MB (and its decoded copy) in the driver.
+OUTPUT_LIMIT = 4 * 2**20
+_CHUNK = 2**16
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,9 @@ class Outcome:
         Why it could not be started (missing executable, permission).
     timeout : float or None
         The deadline it was given, in seconds.
+    stdout_dropped, stderr_dropped : int
+        Bytes of the output left out before the kept last
+        :data:`OUTPUT_LIMIT` bytes of each stream.
 
     Examples
     --------
@@ -60,6 +69,8 @@ class Outcome:
     timed_out: bool = False
     start_error: str | None = None
     timeout: float | None = None
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
 
     def failure(self) -> str | None:
         """One line saying why this run failed, or None when it succeeded."""
@@ -128,16 +139,10 @@ class ProcessRunner:
             )
         with self._lock:
             self._live.add(proc)
-        timed_out = False
         try:
             if cpus is not None:
                 _pin(proc, cpus)
-            try:
-                out, err = proc.communicate(stdin, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill_group(proc)
-                out, err = _drain(proc)
+            out, err, timed_out = _communicate(proc, stdin, timeout)
             wall_ns = time.monotonic_ns() - t0
         except BaseException:
             # An interrupt in the waiting thread must not leave the child behind.
@@ -151,10 +156,12 @@ class ProcessRunner:
             started_at=started_at,
             wall_ns=wall_ns,
             returncode=None if timed_out else proc.returncode,
-            stdout=out.decode("utf-8", "replace"),
-            stderr=err.decode("utf-8", "replace"),
+            stdout=out.text(),
+            stderr=err.text(),
             timed_out=timed_out,
             timeout=timeout,
+            stdout_dropped=out.dropped,
+            stderr_dropped=err.dropped,
         )
 
     def kill_all(self) -> None:
@@ -173,22 +180,99 @@ def _pin(proc: subprocess.Popen[bytes], cpus: Sequence[int]) -> None:
         pass
 
 
-def _drain(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
-    """Collect a killed child's output without waiting for its pipes forever.
+class _Tail:
+    """The last ``limit`` bytes of a stream, and how many came before them."""
 
-    A process outside the killed group may still hold the pipes: an ssh
-    master connection is handed the client's descriptors and keeps them until
-    the remote command ends. The output of a timed-out run is not needed
-    badly enough to wait for that.
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        self.limit = limit
+        self.buffer = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self.buffer += data
+        # Trimmed in steps, not per chunk: one move per ``limit`` bytes read.
+        if len(self.buffer) > 2 * self.limit:
+            del self.buffer[: len(self.buffer) - self.limit]
+
+    @property
+    def dropped(self) -> int:
+        return self.total - min(len(self.buffer), self.limit)
+
+    def text(self) -> str:
+        return bytes(self.buffer[-self.limit :]).decode("utf-8", "replace")
+
+
+def _communicate(
+    proc: subprocess.Popen[bytes], stdin: bytes | None, timeout: float | None
+) -> tuple[_Tail, _Tail, bool]:
+    """Feed ``stdin``, keep the tails of stdout and stderr, wait for the end or the deadline.
+
+    Returns the two tails and whether the child was killed at the deadline.
+    After a kill its output is collected for at most ``_DRAIN_SECONDS``: a
+    process outside the killed group may still hold the pipes (an ssh master
+    connection keeps the client's descriptors until the remote command
+    ends), and the output of a timed-out run is not worth waiting for.
     """
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = _Tail(), _Tail()
+    tails = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    sel = selectors.DefaultSelector()
+    for fd in tails:
+        sel.register(fd, selectors.EVENT_READ)
+    pending = memoryview(stdin or b"")
+    if proc.stdin is not None:
+        if pending:
+            os.set_blocking(proc.stdin.fileno(), False)
+            sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    timed_out = False
     try:
-        return proc.communicate(timeout=_DRAIN_SECONDS)
-    except subprocess.TimeoutExpired:
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
+        while sel.get_map():
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                if timed_out:
+                    break  # drained as long as a killed child's output is worth
+                timed_out = True
+                _kill_group(proc)
+                deadline = time.monotonic() + _DRAIN_SECONDS
+                continue
+            for key, _ in sel.select(wait):
+                fd = int(key.fd)
+                if fd in tails:
+                    data = os.read(fd, _CHUNK)
+                    if data:
+                        tails[fd].add(data)
+                    else:
+                        sel.unregister(fd)
+                    continue
+                try:
+                    pending = pending[os.write(fd, pending[:_CHUNK]) :]
+                except BrokenPipeError:
+                    pending = pending[:0]  # the child stopped reading: its business
+                if not pending:
+                    sel.unregister(fd)
+                    assert proc.stdin is not None
+                    proc.stdin.close()
+    finally:
+        sel.close()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
                 stream.close()
+    if timed_out:
         proc.wait()
-        return b"", b""
+    else:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            proc.wait(remaining)
+        except subprocess.TimeoutExpired:
+            # The pipes closed but the child lives on past its deadline.
+            timed_out = True
+            _kill_group(proc)
+            proc.wait()
+    return out, err, timed_out
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -202,3 +286,58 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+def owner_token() -> str:
+    """This process as what it leaves behind is labelled with: ``pid:start-time@host``.
+
+    A later run tells the leftovers of a killed run (their owner is gone)
+    from those of a run still going (:func:`owner_alive`); the start time
+    tells a reused pid from the owner.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.processes import owner_alive, owner_token
+    >>> owner_alive(owner_token())
+    True
+    """
+    pid = os.getpid()
+    return f"{pid}:{_start_time(pid)}@{socket.gethostname()}"
+
+
+def owner_alive(token: str) -> bool | None:
+    """Whether the process an :func:`owner_token` names still runs; None when unknowable.
+
+    Unknowable: another host's process, or a token this does not understand.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.processes import owner_alive
+    >>> owner_alive("1:0@another-host") is None, owner_alive("junk") is None
+    (True, True)
+    """
+    who, sep, host = token.rpartition("@")
+    pid_text, colon, start = who.partition(":")
+    if not sep or not colon or not pid_text.isdigit() or host != socket.gethostname():
+        return None
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's process
+    now = _start_time(pid)
+    return not (start and now and start != now)
+
+
+def _start_time(pid: int) -> str:
+    """The start time of ``pid`` in clock ticks since boot ("" where /proc has none)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            stat = f.read()
+    except OSError:
+        return ""
+    # Fields after the command name (which may hold spaces and parentheses).
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else ""

@@ -54,7 +54,7 @@ def test_duet_flags_the_injected_slowdown_and_not_the_copy(tmp_path) -> None:
     assert meta["status"] == "completed" and meta["counts"]["ok"] == len(df)
     assert meta["machine"]["cores_logical"] and meta["software"]["packages"]["numpy"]
     assert meta["suite"]["target"]["env"]["BENCH_API_TOKEN"] == "<redacted>"
-    assert "hunter2" not in path.with_name("duet.meta.json").read_text()
+    assert "hunter2" not in path.with_name("duet.csv.meta.json").read_text()
 
     # Duet pairs are never split: each call ran both versions of every repeat
     # in one process, and no two calls shared a process.

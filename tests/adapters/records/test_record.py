@@ -52,7 +52,7 @@ class TestRecord:
         with open(path, "a") as f:
             f.write("2,1,measure,t,2.0,ns")  # a crash in the middle of a row
         assert len(read_record(path)) == 1
-        resumed = Record(path, resume=True)
+        resumed = Record(path, resume=True, force=True)  # no metadata written here
         resumed.append(row_of(2, 1, "measure", "t", m))
         resumed.close()
         assert read_record(path)["run"].tolist() == [1, 2]
@@ -64,7 +64,7 @@ class TestRecord:
             read_record(path)
         with pytest.raises(ValueError, match="does not exist"):
             read_record(tmp_path / "missing.csv")
-        assert metadata_path(tmp_path / "x.csv").name == "x.meta.json"
+        assert metadata_path(tmp_path / "x.csv").name == "x.csv.meta.json"
         assert COLUMNS[:3] == ("run", "interval", "phase")
 
 

@@ -95,7 +95,7 @@ def test_authorization_is_redacted_in_the_metadata(server: FunctionServer, tmp_p
     path = tmp_path / "a.csv"
     target = HttpFunction(server.url, headers={"Authorization": "Bearer very-secret"})
     run(target, Fixed(n=1), record=path, progress=False)
-    meta = (tmp_path / "a.meta.json").read_text()
+    meta = (tmp_path / "a.csv.meta.json").read_text()
     assert "very-secret" not in meta and "<redacted>" in meta
 
 
