@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from types import FrameType
 
 from ..driver.failures import TargetFailed
+from ..records.redaction import remember_environment
+from ..records.terminal import for_terminal
 from . import ab, compare, replay, report, run
 from .output import err
 from .parser import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, PROG, Parser, split_argv
@@ -63,7 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(own)
     if command_argv and args.command != "run":
         parser.error(f"'--' and a command make sense only for 'run', not {args.command!r}")
-    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s")
+    # Secrets of our own environment are redacted wherever they show up.
+    remember_environment()
+    _log_to_stderr()
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return COMMANDS[args.command].command(args, command_argv)
@@ -87,6 +91,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class _TerminalFormatter(logging.Formatter):
+    """Log lines as every printer writes them: secrets redacted, escapes shown."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record))
+
+
+def _log_to_stderr() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalFormatter(f"{PROG}: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

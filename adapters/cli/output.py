@@ -7,23 +7,25 @@ import sys
 from typing import Any
 
 from ..records.plain import plain
+from ..records.redaction import redact
+from ..records.terminal import for_terminal
 from ..report.formatting import percent, quantity, table
 from .parser import PROG
 
 
 def out(text: str = "") -> None:
-    """Write a line to standard output."""
-    sys.stdout.write(text + "\n")
+    """Write a line to standard output, secrets redacted and control characters shown."""
+    sys.stdout.write(for_terminal(text) + "\n")
 
 
 def err(text: str) -> None:
-    """Write a one-line error to standard error."""
-    sys.stderr.write(f"{PROG}: error: {text}\n")
+    """Write a one-line error to standard error, secrets redacted and control characters shown."""
+    sys.stderr.write(f"{PROG}: error: {for_terminal(text, newlines=False)}\n")
 
 
 def emit_json(data: Any) -> None:
-    """Write ``data`` as indented JSON (result objects made plain first)."""
-    out(json.dumps(plain(data), indent=2))
+    """Write ``data`` as indented JSON (made plain, then its secrets redacted)."""
+    out(json.dumps(redact(plain(data)), indent=2))
 
 
 def rule_text(rule: Any) -> str:

@@ -28,6 +28,7 @@ from typing import IO, Any
 import pandas as pd
 
 from .measurement import STATUSES, Measurement
+from .redaction import redact, redact_text
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         # repr round-trips exactly; the CSV must hold the number measured.
         return repr(value) if math.isfinite(value) else ""
+    if isinstance(value, str):
+        return redact_text(value)
     return str(value)
 
 
@@ -171,7 +174,10 @@ def frame(rows: Sequence[Mapping[str, Any]], fmt: RecordFormat = RUN) -> pd.Data
         df[col] = df[col].map(_as_bool).astype("boolean")
     df["started_at"] = pd.to_datetime(df["started_at"], utc=True, format="ISO8601")
     for col in fmt.texts:
-        df[col] = df[col].map(_as_text)
+        # A record written before secrets were redacted is redacted as read.
+        texts = df[col].map(_as_text)
+        shown = {text: redact_text(text) for text in texts.unique()}
+        df[col] = texts.map(shown)
     return df
 
 
@@ -341,7 +347,8 @@ class Record:
         """Replace the metadata file atomically (write a temporary file, rename)."""
         self.metadata = dict(metadata)
         tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
-        tmp.write_text(json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8")
+        text = json.dumps(redact(self.metadata), indent=2, default=str) + "\n"
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, self.meta_path)
 
     def close(self) -> None:
@@ -376,7 +383,9 @@ def read_metadata(
         return {}
     if fmt is not None:
         check_format(data.get("format"), fmt, path)
-    return data
+    # Metadata written before secrets were redacted is redacted as read.
+    redacted: dict[str, Any] = redact(data)
+    return redacted
 
 
 def check_format(marker: Any, fmt: RecordFormat, path: str | os.PathLike[str]) -> None:
