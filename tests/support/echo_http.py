@@ -33,9 +33,7 @@ def _handler(state: EchoServer) -> type[BaseHTTPRequestHandler]:
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            echo = (
-                f"{self.requestline}\n{self.headers}".encode() + body
-            )
+            echo = f"{self.requestline}\n{self.headers}".encode() + body
             with state.lock:
                 state.requests.append(self.requestline)
                 failing = len(state.requests) <= state.failures
