@@ -51,7 +51,7 @@ BYPASSES = [
 
 @pytest.mark.parametrize("option", BYPASSES)
 def test_item02_bypassing_ssh_options_are_refused(server: SshServer, option: str) -> None:
-    with pytest.raises(ValueError, match="ssh option .* is refused"):
+    with pytest.raises(ValueError, match=r"ssh option .* is refused"):
         SSH("127.0.0.1", ["true"], port=server.port, known_hosts=str(server.known_hosts),
             ssh_options=[option])  # fmt: skip
 
