@@ -21,7 +21,9 @@ A name looks secret when one of its *tokens* (split at ``_ - .``, spaces
 and camelCase humps, case-insensitively) is a secret word, so ``DB_PASS``,
 ``MYSQL_PWD``, ``GITHUB_PAT`` and ``X-Functions-Key`` are secret while
 ``PATH``, ``BYPASS`` or ``monkey`` are not; a token *ending* in one of the
-long words (``PGPASSWORD``, ``accesstoken``) counts too.
+long words (``PGPASSWORD``, ``accesstoken``) counts too. ``KEY`` and ``PWD``
+count only beside another token (``API_KEY``, ``MYSQL_PWD``): a bare ``key``
+is the SSH target's identity file, a bare ``PWD`` the working directory.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ REDACTED = "<redacted>"
 # A token equal to one of these makes a name secret.
 _WORDS = frozenset(
     {
-        "token", "secret", "password", "passwd", "passphrase", "pass", "pwd", "pat",
+        "token", "secret", "password", "passwd", "passphrase", "pass", "pat",
         "credential", "credentials", "session", "signature", "auth", "authorization",
         "cookie", "apikey",
     }
@@ -49,9 +51,12 @@ _SUFFIXES = (
 )  # fmt: skip
 # Whole names that are secret by themselves (Azure's ?code=, SAS ?sig=).
 _WHOLE = frozenset({"code", "sig"})
-# "key" is secret beside another token (API_KEY, X-Api-Key, accessKey); a bare
-# "key" names a file (the SSH target's identity) or a harmless field, except
-# as a URL query parameter, where it carries API keys (?key=AIza...).
+# Secret beside another token (API_KEY, X-Api-Key, MYSQL_PWD), but not alone:
+# a bare "key" names a file (the SSH target's identity) or a harmless field,
+# and PWD is the shell's working directory (remembered as a secret, every
+# path in a record would go). A bare "key" is secret as a URL query
+# parameter, where it carries API keys (?key=AIza...).
+_NOT_ALONE = frozenset({"key", "pwd"})
 _KEY = "key"
 
 _TOKENS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -87,8 +92,8 @@ def is_secret_name(name: str, *, query: bool = False) -> bool:
     [True, True, True, True]
     >>> [is_secret_name(n) for n in ("X-Functions-Key", "PGPASSWORD", "code", "AWS_SESSION_TOKEN")]
     [True, True, True, True]
-    >>> [is_secret_name(n) for n in ("PATH", "Content-Type", "BYPASS", "max_tokens", "key")]
-    [False, False, False, False, False]
+    >>> [is_secret_name(n) for n in ("PATH", "BYPASS", "max_tokens", "key", "PWD", "OLDPWD")]
+    [False, False, False, False, False, False]
     >>> is_secret_name("key", query=True)
     True
     """
@@ -100,9 +105,9 @@ def is_secret_name(name: str, *, query: bool = False) -> bool:
     whole = "".join(tokens)
     if whole in _WHOLE or (query and whole == _KEY):
         return True
-    if _KEY in tokens and len(tokens) > 1:
-        return True
-    return any(t in _WORDS or t.endswith(_SUFFIXES) for t in tokens)
+    if len(tokens) == 1 and whole in _NOT_ALONE:
+        return False
+    return any(t in _WORDS or t in _NOT_ALONE or t.endswith(_SUFFIXES) for t in tokens)
 
 
 # --- values remembered once redacted ---------------------------------------

@@ -252,7 +252,7 @@ def test_item01_every_listed_name_is_redacted_by_position(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name", ["PATH", "HOME", "BYPASS", "monkey", "max_tokens", "keepalive", "patience",
-             "sessions", "passes", "Content-Type", "key", "unit", "n"],
+             "sessions", "passes", "Content-Type", "key", "unit", "n", "PWD", "OLDPWD"],
 )  # fmt: skip
 def test_item01_harmless_names_are_kept(name: str) -> None:
     from perfstats.adapters.records.redaction import is_secret_name, redact_text
