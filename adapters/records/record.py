@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import pandas as pd
 
+from .files import write_atomic
 from .measurement import STATUSES, Measurement
 from .redaction import redact, redact_text
 
@@ -324,13 +325,23 @@ class Record:
             raise ValueError(f"cannot resume: record {os.fspath(self.path)} does not exist")
         self.metadata = read_metadata(self.path, self.format)
         self.existing = read_frame(self.path, self.format)
+        try:
+            # O_NOFOLLOW: a symlink planted at the record's path is not written through.
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
+        except OSError as exc:
+            if self.path.is_symlink():
+                raise ValueError(
+                    f"cannot resume: record {os.fspath(self.path)} is a symbolic link; "
+                    "resume the file it points to"
+                ) from None
+            raise ValueError(f"cannot resume {os.fspath(self.path)}: {exc.strerror}") from None
         # Drop a last line cut short by a crash before appending after it.
-        raw = self.path.read_bytes()
+        size = os.fstat(fd).st_size
+        raw = os.pread(fd, size, 0)
         keep = raw.rfind(b"\n") + 1
         if keep < len(raw):
-            with open(self.path, "r+b") as f:
-                f.truncate(keep)
-        self._file = open(self.path, "a", newline="", encoding="utf-8")
+            os.ftruncate(fd, keep)
+        self._file = open(fd, "a", newline="", encoding="utf-8")
         self._writer = csv.writer(self._file, lineterminator="\n")
 
     def append(self, row: Mapping[str, Any]) -> None:
@@ -344,12 +355,10 @@ class Record:
         self._file.flush()
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
-        """Replace the metadata file atomically (write a temporary file, rename)."""
+        """Replace the metadata file atomically, its secrets redacted (:func:`write_atomic`)."""
         self.metadata = dict(metadata)
-        tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
         text = json.dumps(redact(self.metadata), indent=2, default=str) + "\n"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, self.meta_path)
+        write_atomic(self.meta_path, text)
 
     def close(self) -> None:
         """Close the CSV file."""
