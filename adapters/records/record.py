@@ -154,8 +154,56 @@ def _cell(value: Any) -> str:
         # repr round-trips exactly; the CSV must hold the number measured.
         return repr(value) if math.isfinite(value) else ""
     if isinstance(value, str):
-        return redact_text(value)
+        return spreadsheet_safe(redact_text(value))
     return str(value)
+
+
+# What a spreadsheet reads as the start of a formula (OWASP's list).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A text cell a spreadsheet cannot run as a formula: ``'`` put before a risky start.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return
+    (after any apostrophes, so the escape is reversible) gets one more
+    leading apostrophe; text that is a number stays as it is.
+    :func:`spreadsheet_text` undoes it, and the record readers apply that,
+    so a record reads back exactly what was written.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import spreadsheet_safe
+    >>> spreadsheet_safe("=SUM(A1:A9)"), spreadsheet_safe("-3.5")
+    ("'=SUM(A1:A9)", '-3.5')
+    >>> spreadsheet_safe("'@x"), spreadsheet_safe("plain")
+    ("''@x", 'plain')
+    """
+    if text.lstrip("'")[:1] in _FORMULA_STARTS and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def spreadsheet_text(cell: str) -> str:
+    """The text a cell written by :func:`spreadsheet_safe` came from.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import spreadsheet_safe, spreadsheet_text
+    >>> all(spreadsheet_text(spreadsheet_safe(t)) == t for t in ("=1+2", "''-x", "'", "-2"))
+    True
+    """
+    if cell.startswith("'") and cell.lstrip("'")[:1] in _FORMULA_STARTS:
+        return cell[1:]
+    return cell
 
 
 def frame(rows: Sequence[Mapping[str, Any]], fmt: RecordFormat = RUN) -> pd.DataFrame:
@@ -176,7 +224,7 @@ def frame(rows: Sequence[Mapping[str, Any]], fmt: RecordFormat = RUN) -> pd.Data
     df["started_at"] = pd.to_datetime(df["started_at"], utc=True, format="ISO8601")
     for col in fmt.texts:
         # A record written before secrets were redacted is redacted as read.
-        texts = df[col].map(_as_text)
+        texts = df[col].map(_as_text).map(spreadsheet_text)
         shown = {text: redact_text(text) for text in texts.unique()}
         df[col] = texts.map(shown)
     return df
