@@ -28,6 +28,7 @@ is the SSH target's identity file, a bare ``PWD`` the working directory.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -115,6 +116,7 @@ def is_secret_name(name: str, *, query: bool = False) -> bool:
 _known: set[str] = set()
 _known_lock = threading.Lock()
 _known_pattern: re.Pattern[str] | None = None
+_generation = 0
 _environ_seen: frozenset[tuple[str, str]] = frozenset()
 _AUTH_SCHEMES = frozenset({"bearer", "basic", "digest", "token"})
 
@@ -129,7 +131,7 @@ def remember(value: Any) -> None:
     >>> redact_text("login failed for correct-horse-battery")
     'login failed for <redacted>'
     """
-    global _known_pattern
+    global _known_pattern, _generation
     if not isinstance(value, str):
         return
     value = value.strip().strip("'\"")
@@ -142,6 +144,7 @@ def remember(value: Any) -> None:
     with _known_lock:
         _known.add(value)
         _known_pattern = None
+        _generation += 1
 
 
 def remember_environment(environ: Mapping[str, str] | None = None) -> None:
@@ -283,16 +286,33 @@ def redact_text(text: str) -> str:
     """
     if not isinstance(text, str) or not text:
         return text
+    return _redact_text(text, _generation)
+
+
+@functools.lru_cache(maxsize=4096)
+def _redact_text(text: str, generation: int) -> str:
+    # Cached: a record repeats its target name and errors on every row.
+    # ``generation`` changes when a value is remembered, so no stale answer
+    # misses a secret learnt since.
     known = _known_values()
     if known is not None:
         text = known.sub(REDACTED, text)
-    text = _URL.sub(lambda m: redact_url(m.group(0)), text)
-    text = _FLAG.sub(_named_value, text)
-    text = _QUOTED.sub(_named_value, text)
-    text = _ASSIGN.sub(_named_value, text)
-    text = _HEADER.sub(_named_value, text)
-    text = _SCHEMES.sub(_scheme_value, text)
-    return _AWS_KEY_ID.sub(REDACTED, text)
+    # Each pattern runs only when the text has what it needs to match.
+    if "://" in text:
+        text = _URL.sub(lambda m: redact_url(m.group(0)), text)
+    if "-" in text:
+        text = _FLAG.sub(_named_value, text)
+    if '"' in text or "'" in text:
+        text = _QUOTED.sub(_named_value, text)
+    if "=" in text:
+        text = _ASSIGN.sub(_named_value, text)
+    if ":" in text:
+        text = _HEADER.sub(_named_value, text)
+    if "Bearer" in text or "Basic" in text or "Digest" in text:
+        text = _SCHEMES.sub(_scheme_value, text)
+    if "AKIA" in text or "ASIA" in text:
+        text = _AWS_KEY_ID.sub(REDACTED, text)
+    return text
 
 
 def _named_value(m: re.Match[str]) -> str:

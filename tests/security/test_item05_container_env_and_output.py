@@ -110,7 +110,7 @@ def test_item05_container_env_never_on_a_command_line(
 )
 def test_item05_values_that_would_be_options_are_refused(image: PodmanImage, make, monkeypatch):
     monkeypatch.setenv("CONTAINERS_CONF", str(image.containers_conf))
-    with pytest.raises(ValueError, match="must not start with '-'|must be|env"):
+    with pytest.raises(ValueError, match=r"must not start with '-'|must be a|env: "):
         make(image.image)
 
 
