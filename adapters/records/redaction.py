@@ -63,9 +63,11 @@ _KEY = "key"
 _TOKENS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
-# Secrets shorter than this are not searched for in free text: replacing
-# every "1" or "abc" would destroy records without protecting anything.
-MIN_REMEMBERED = 6
+# Values shorter than this are not searched for in free text: replacing
+# every "1", "abc" or "ubuntu" (DESKTOP_SESSION) would destroy records
+# without protecting anything. Shorter secrets are still redacted where
+# their position shows them (a secret name's value, a URL's userinfo).
+MIN_REMEMBERED = 8
 
 
 def name_tokens(name: str) -> list[str]:
