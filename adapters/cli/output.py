@@ -8,7 +8,7 @@ from typing import Any
 
 from ..records.plain import plain
 from ..records.redaction import redact
-from ..records.terminal import for_terminal
+from ..records.terminal import for_terminal, printable
 from ..report.formatting import percent, quantity, table
 from .parser import PROG
 
@@ -24,8 +24,12 @@ def err(text: str) -> None:
 
 
 def emit_json(data: Any) -> None:
-    """Write ``data`` as indented JSON (made plain, then its secrets redacted)."""
-    out(json.dumps(redact(plain(data)), indent=2))
+    """Write ``data`` as indented JSON (made plain, then its secrets redacted).
+
+    Redacted as data, not as text, so the output stays valid JSON; it is
+    ASCII (``ensure_ascii``), so no control character reaches the terminal.
+    """
+    sys.stdout.write(printable(json.dumps(redact(plain(data)), indent=2)) + "\n")
 
 
 def rule_text(rule: Any) -> str:
