@@ -259,3 +259,43 @@ def test_item01_harmless_names_are_kept(name: str) -> None:
 
     assert not is_secret_name(name)
     assert redact_text(f"{name}=/usr/local/bin") == f"{name}=/usr/local/bin"
+
+
+def test_item01_ab_suite_secrets_never_written_or_printed(tmp_path) -> None:
+    from support.suites import WORKLOADS
+
+    secrets = {
+        kind: _secret(kind)
+        for kind in ("env", "db_pass", "mysql_pwd", "github_pat", "flag", "label_userinfo",
+                     "label_token")
+    }  # fmt: skip
+    work, inputs = tmp_path / "work", tmp_path / "inputs"
+    work.mkdir()
+    inputs.mkdir()
+    config = inputs / "suite.toml"
+    config.write_text(
+        'schedule = "duet"\ncalls = 4\nrepeats = 1\nconcurrency = 2\nseed = 3\n\n'
+        f'[target]\nargv = ["{{python}}", "-I", "-S", "{WORKLOADS.name}", "--api-token", '
+        f'"{secrets["flag"]}"]\n'
+        f'cwd = "{WORKLOADS.parent}"\nunit = "ns"\n'
+        f'label = "https://bench:{secrets["label_userinfo"]}@ci.example/?token='
+        f'{secrets["label_token"]}"\n'
+        f'env = {{BENCH_API_TOKEN = "{secrets["env"]}", DB_PASS = "{secrets["db_pass"]}", '
+        f'MYSQL_PWD = "{secrets["mysql_pwd"]}", GITHUB_PAT = "{secrets["github_pat"]}"}}\n\n'
+        '[[benchmarks]]\nname = "same"\n'
+        'params = {kernel = "lcg", size = 100, clock = "thread"}\n'
+        "baseline = {units = 2}\ncandidate = {units = 2}\n"
+    )
+    record = work / "suite.csv"
+    codes, text = _perfstats(
+        [
+            ["ab", str(config), "--record", str(record), "--no-progress"],
+            ["ab", "--from-record", str(record), "--json"],
+            ["report", str(record), "-o", str(work / "suite.html")],
+        ],
+        env=_base_env(), inputs=inputs, cwd=work,
+    )  # fmt: skip
+    assert codes == [0, 0, 0], text
+    assert _leaks(secrets, work, [text]) == {}
+    meta = json.loads((work / "suite.meta.json").read_text())
+    assert set(meta["suite"]["target"]["env"].values()) == {"<redacted>"}
