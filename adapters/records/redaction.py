@@ -253,7 +253,9 @@ def redact_argv(argv: Iterable[str]) -> list[str]:
 # --- text ----------------------------------------------------------------------
 
 _VALUE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"'&;,]+)"""
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
+# The lookbehind starts a scheme only at the start of a run of scheme
+# characters: scanning from inside every run would be quadratic.
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
 _FLAG_ALONE = re.compile(r"--?([A-Za-z][\w.-]*)")
 # --flag value, --flag=value, and the same inside a JSON/Python list of words.
 _FLAG = re.compile(
