@@ -26,6 +26,7 @@ from ..records.machine import machine_info, software_info
 from ..records.measurement import OK, Measurement, utc_now
 from ..records.plain import plain
 from ..records.record import Record, frame
+from ..records.redaction import redact
 from .analysis import SuiteAnalysis, analyse, analysis_settings
 from .record import AB, rows_of
 from .schedule import Call
@@ -163,7 +164,7 @@ def run_suite(
             "ended_at": None,
             "machine": machine_info(),
             "software": software_info(),
-            "command_line": list(sys.argv),
+            "command_line": redact(list(sys.argv)),
         }
         if rec is not None:
             rec.write_metadata(metadata)

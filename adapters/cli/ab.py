@@ -7,7 +7,6 @@ suite (``--against``) with ElastiBench's agreement and coverage.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -20,7 +19,7 @@ from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from ..records.plain import plain
 from ..records.record import metadata_path
 from ..report.formatting import percent, table
-from .output import out
+from .output import emit_json, out
 
 HELP = "run an A-B performance-change suite (duet or RMIT) and judge every benchmark"
 EXAMPLES = """\
@@ -88,7 +87,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             if agreement is None
             else {"against": args.against, **plain(agreement)},
         }
-        out(json.dumps(plain(data), indent=2))
+        emit_json(data)
         return 0
     _show(info, analysis)
     if agreement is not None:

@@ -20,6 +20,8 @@ from types import FrameType
 
 from ..driver.failures import TargetFailed
 from ..records.record import located
+from ..records.redaction import remember_environment
+from ..records.terminal import for_terminal
 from . import ab, compare, replay, report, run
 from .output import err
 from .parser import (
@@ -75,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(own)
     if command_argv and args.command != "run":
         parser.error(f"'--' and a command make sense only for 'run', not {args.command!r}")
-    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(message)s")
+    # Secrets of our own environment are redacted wherever they show up.
+    remember_environment()
+    _log_to_stderr()
     previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
     _stopping.clear()
     try:
@@ -154,6 +158,19 @@ def _stop(signum: int, frame: FrameType | None) -> None:
         return
     _stopping.add(signum)
     raise KeyboardInterrupt
+
+
+class _TerminalFormatter(logging.Formatter):
+    """Log lines as every printer writes them: secrets redacted, escapes shown."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return for_terminal(super().format(record))
+
+
+def _log_to_stderr() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(_TerminalFormatter(f"{PROG}: %(message)s"))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
 
 def _record_hint(args: argparse.Namespace) -> str:

@@ -8,24 +8,33 @@ from typing import Any
 
 from ..records.plain import plain
 from ..records.record import located
+from ..records.redaction import redact
+from ..records.terminal import for_terminal, printable
 from ..report.formatting import percent, quantity, table
 from .parser import PROG
 
 
 def out(text: str = "") -> None:
-    """Write a line to standard output (a failure names it: ``No space left on device: ...``)."""
+    """Write a line to standard output, secrets redacted and control characters shown.
+
+    A failure names the stream: ``No space left on device: standard output``.
+    """
     with located("standard output"):
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(for_terminal(text) + "\n")
 
 
 def err(text: str) -> None:
-    """Write a one-line error to standard error."""
-    sys.stderr.write(f"{PROG}: error: {text}\n")
+    """Write a one-line error to standard error, secrets redacted and control characters shown."""
+    sys.stderr.write(f"{PROG}: error: {for_terminal(text, newlines=False)}\n")
 
 
 def emit_json(data: Any) -> None:
-    """Write ``data`` as indented JSON (result objects made plain first)."""
-    out(json.dumps(plain(data), indent=2))
+    """Write ``data`` as indented JSON (made plain, then its secrets redacted).
+
+    Redacted as data, not as text, so the output stays valid JSON; it is
+    ASCII (``ensure_ascii``), so no control character reaches the terminal.
+    """
+    sys.stdout.write(printable(json.dumps(redact(plain(data)), indent=2)) + "\n")
 
 
 def rule_text(rule: Any) -> str:

@@ -26,6 +26,7 @@ from perfstats.rules import Rule
 from ..records.measurement import Measurement, one_line, utc_now
 from ..records.plain import plain
 from ..records.record import MEASURE, WARMUP, Record, frame, row_of
+from ..records.terminal import for_terminal
 from ..targets.base import Target
 from .failures import TargetFailed
 from .result import RunResult, judged_values
@@ -282,7 +283,7 @@ def _progress_bar(enabled: bool, total: int | None, label: str) -> Any:
         total=total,
         disable=not enabled,
         unit="run",
-        desc=one_line(label, 30),
+        desc=for_terminal(one_line(label, 30)),
         leave=False,
         dynamic_ncols=True,
     )

@@ -19,6 +19,7 @@ from ..records.machine import machine_info, software_info
 from ..records.measurement import utc_now
 from ..records.plain import plain
 from ..records.record import FORMAT, Record, read_metadata
+from ..records.redaction import redact
 from ..targets.base import Target
 from .result import RunResult
 from .scheduler import Session, Settings
@@ -228,7 +229,7 @@ def _metadata(
         "ended_at": None,
         "machine": machine_info(),
         "software": software_info(),
-        "command_line": list(sys.argv),
+        "command_line": redact(list(sys.argv)),
         "settings": plain(settings.__dict__),
     }
     sessions = [*list(previous.get("sessions", [])), session]

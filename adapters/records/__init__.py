@@ -6,8 +6,12 @@
   (:mod:`~perfstats.adapters.records.record`): one writer and one set of
   readers for every kind of record (:class:`RecordFormat`; :data:`RUN` for
   ``perfstats run``), the format marker checked on read;
-* :func:`redact` (:mod:`~perfstats.adapters.records.redaction`): secrets
-  kept out of records;
+* :func:`redact`, :func:`redact_text` (:mod:`~perfstats.adapters.records.redaction`):
+  secrets kept out of records and output, by position;
+* :func:`for_terminal` (:mod:`~perfstats.adapters.records.terminal`): text
+  as every printer prints it (redacted, control characters shown);
+* :func:`write_atomic` (:mod:`~perfstats.adapters.records.files`): every
+  file perfstats replaces, never through a planted symlink;
 * :func:`machine_info`, :func:`software_info`
   (:mod:`~perfstats.adapters.records.machine`) and :func:`plain`
   (:mod:`~perfstats.adapters.records.plain`): what metadata holds.
@@ -15,6 +19,7 @@
 This is the lowest layer of the adapters: it imports only the core.
 """
 
+from .files import write_atomic
 from .machine import machine_info, software_info
 from .measurement import ERROR, OK, STATUSES, TIMEOUT, Measurement, one_line, utc_now
 from .plain import plain
@@ -37,7 +42,8 @@ from .record import (
     read_rows,
     row_of,
 )
-from .redaction import REDACTED, is_secret_name, redact, redact_url
+from .redaction import REDACTED, is_secret_name, redact, redact_text, redact_url
+from .terminal import for_terminal
 
 __all__ = [
     "COLUMNS",
@@ -55,6 +61,7 @@ __all__ = [
     "RecordFormat",
     "check_format",
     "check_resumable",
+    "for_terminal",
     "frame",
     "is_secret_name",
     "machine_info",
@@ -67,8 +74,10 @@ __all__ = [
     "read_record",
     "read_rows",
     "redact",
+    "redact_text",
     "redact_url",
     "row_of",
     "software_info",
     "utc_now",
+    "write_atomic",
 ]

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .redaction import redact_text
+
 OK = "ok"
 ERROR = "error"
 TIMEOUT = "timeout"
@@ -46,7 +48,8 @@ class Measurement:
     status : {"ok", "error", "timeout"}
         How the invocation ended.
     error : str or None
-        What went wrong, one line, when ``status`` is not ``"ok"``.
+        What went wrong, one line, when ``status`` is not ``"ok"``; secrets in
+        it are redacted (:func:`~perfstats.adapters.records.redaction.redact_text`).
     extra : Mapping
         Target-specific numbers kept beside the value (exit code, HTTP status,
         Lambda billed duration and memory, ...).
@@ -76,6 +79,10 @@ class Measurement:
                 raise ValueError(f"an ok measurement needs a finite value; got {self.value!r}")
         elif self.value is not None:
             raise ValueError(f"a {self.status} measurement carries no value; got {self.value!r}")
+        if self.error:
+            # Error text comes from the target (stderr, a response body) and
+            # may quote a command line, a URL or a header with a secret.
+            object.__setattr__(self, "error", redact_text(self.error))
 
     @property
     def ok(self) -> bool:

@@ -30,8 +30,10 @@ from typing import IO, Any
 import pandas as pd
 
 from .cells import number
+from .files import write_atomic
 from .lock import RecordLock
 from .measurement import STATUSES, Measurement
+from .redaction import redact, redact_text
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,57 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         # repr round-trips exactly; the CSV must hold the number measured.
         return repr(value) if math.isfinite(value) else ""
+    if isinstance(value, str):
+        return spreadsheet_safe(redact_text(value))
     return str(value)
+
+
+# What a spreadsheet reads as the start of a formula (OWASP's list).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A text cell a spreadsheet cannot run as a formula: ``'`` put before a risky start.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return
+    (after any apostrophes, so the escape is reversible) gets one more
+    leading apostrophe; text that is a number stays as it is.
+    :func:`spreadsheet_text` undoes it, and the record readers apply that,
+    so a record reads back exactly what was written.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import spreadsheet_safe
+    >>> spreadsheet_safe("=SUM(A1:A9)"), spreadsheet_safe("-3.5")
+    ("'=SUM(A1:A9)", '-3.5')
+    >>> spreadsheet_safe("'@x"), spreadsheet_safe("plain")
+    ("''@x", 'plain')
+    """
+    if text.lstrip("'")[:1] in _FORMULA_STARTS and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def spreadsheet_text(cell: str) -> str:
+    """The text a cell written by :func:`spreadsheet_safe` came from.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import spreadsheet_safe, spreadsheet_text
+    >>> all(spreadsheet_text(spreadsheet_safe(t)) == t for t in ("=1+2", "''-x", "'", "-2"))
+    True
+    """
+    if cell.startswith("'") and cell.lstrip("'")[:1] in _FORMULA_STARTS:
+        return cell[1:]
+    return cell
 
 
 def frame(rows: Sequence[Mapping[str, Any]], fmt: RecordFormat = RUN) -> pd.DataFrame:
@@ -208,7 +260,10 @@ def frame(rows: Sequence[Mapping[str, Any]], fmt: RecordFormat = RUN) -> pd.Data
         df[col] = df[col].map(_as_bool).astype("boolean")
     df["started_at"] = pd.to_datetime(df["started_at"], utc=True, format="ISO8601")
     for col in fmt.texts:
-        df[col] = df[col].map(_as_text)
+        # A record written before secrets were redacted is redacted as read.
+        texts = df[col].map(_as_text).map(spreadsheet_text)
+        shown = {text: redact_text(text) for text in texts.unique()}
+        df[col] = texts.map(shown)
     return df
 
 
@@ -479,13 +534,23 @@ class Record:
         if not force:
             check_resumable(self.metadata, self.format, self.path)
         self.existing = read_frame(self.path, self.format)
+        try:
+            # O_NOFOLLOW: a symlink planted at the record's path is not written through.
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW)
+        except OSError as exc:
+            if self.path.is_symlink():
+                raise ValueError(
+                    f"cannot resume: record {os.fspath(self.path)} is a symbolic link; "
+                    "resume the file it points to"
+                ) from None
+            raise ValueError(f"cannot resume {os.fspath(self.path)}: {exc.strerror}") from None
         # Drop a last line cut short by a crash before appending after it.
-        raw = self.path.read_bytes()
+        size = os.fstat(fd).st_size
+        raw = os.pread(fd, size, 0)
         keep = complete_end(raw)
         if keep < len(raw):
-            with open(self.path, "r+b") as f:
-                f.truncate(keep)
-        self._file = open(self.path, "a", newline="", encoding="utf-8")
+            os.ftruncate(fd, keep)
+        self._file = open(fd, "a", newline="", encoding="utf-8")
         self._writer = _RowWriter(self._file)
 
     def append(self, row: Mapping[str, Any]) -> None:
@@ -500,16 +565,13 @@ class Record:
             self._file.flush()
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
-        """Replace the metadata file atomically (write a temporary file, rename)."""
+        """Replace the metadata file atomically, its secrets redacted (:func:`write_atomic`)."""
         # The record's own name: metadata found under an older, shared name
         # (legacy_metadata_path) is used only when it names this record.
         self.metadata = {**metadata, "record": self.path.name}
-        tmp = self.meta_path.with_name(self.meta_path.name + ".tmp")
+        text = json.dumps(redact(self.metadata), indent=2, default=str) + "\n"
         with located(self.meta_path):
-            tmp.write_text(
-                json.dumps(self.metadata, indent=2, default=str) + "\n", encoding="utf-8"
-            )
-            os.replace(tmp, self.meta_path)
+            write_atomic(self.meta_path, text)
 
     def close(self) -> None:
         """Close the CSV file and release the record's lock."""
@@ -552,7 +614,9 @@ def read_metadata(path: str | os.PathLike[str], fmt: RecordFormat | None = None)
         return {}
     if fmt is not None:
         check_format(data.get("format"), fmt, path)
-    return data
+    # Metadata written before secrets were redacted is redacted as read.
+    redacted: dict[str, Any] = redact(data)
+    return redacted
 
 
 def _shares_legacy_name(path: Path) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 
 import perfstats
 
+from ..records.files import write_atomic
 from ..records.outputs import check_output
 from ..records.record import COLUMNS, read_metadata, read_record, record_inputs
 from .ab_sections import ab_sections, is_ab_header
@@ -88,11 +89,8 @@ def write_html_report(record: Path, out: Path) -> Path:
     page = render_html_report(record)
     if not out.parent.is_dir():
         raise ValueError(f"folder {os.fspath(out.parent)} does not exist")
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    # Readers never see half a page: the finished file replaces the old one.
-    os.replace(tmp, out)
-    return out
+    # Readers never see half a page, and a symlink at out is replaced, not followed.
+    return write_atomic(out, page)
 
 
 def render_html_report(record: Path) -> str:

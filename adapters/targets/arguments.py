@@ -175,6 +175,28 @@ def find_executable(program: str, cwd: str | None, env: Mapping[str, str] | None
     return found
 
 
+def check_not_option(value: Any, name: str) -> str:
+    """A non-empty string that a command line cannot read as an option (no leading ``-``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.arguments import check_not_option
+    >>> check_not_option("localhost/bb:latest", "image")
+    'localhost/bb:latest'
+    >>> check_not_option("--privileged", "image")
+    Traceback (most recent call last):
+    ...
+    ValueError: image must not start with '-' (it would be read as an option); got '--privileged'
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string; got {value!r}")
+    if value.lstrip().startswith("-"):
+        raise ValueError(
+            f"{name} must not start with '-' (it would be read as an option); got {value!r}"
+        )
+    return value
+
+
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     """One of ``choices``.
 

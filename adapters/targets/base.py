@@ -7,7 +7,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ..records.measurement import Measurement
-from ..records.redaction import redact
+from ..records.redaction import redact, redact_text
 
 _R = TypeVar("_R", bound="Resource")
 
@@ -39,7 +39,17 @@ class Resource(ABC):
     """
 
     kind: str = "resource"
-    name: str = "resource"
+    _name: str = "resource"
+
+    @property
+    def name(self) -> str:
+        """Label written in records and output (secrets in it redacted when set)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        # A label built from argv, a URL or a user's label may carry a secret.
+        self._name = redact_text(str(value))
 
     @abstractmethod
     def _config(self) -> dict[str, Any]:
@@ -103,7 +113,7 @@ class Target(Resource):
     """
 
     kind: str = "target"
-    name: str = "target"
+    _name: str = "target"
 
     @abstractmethod
     def invoke(self) -> Measurement:

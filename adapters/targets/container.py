@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
+import os
 import shutil
+import tempfile
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..records.measurement import Measurement, utc_now
-from .arguments import check_argv, check_choice, check_env, check_timeout, show_argv
+from .arguments import (
+    check_argv,
+    check_choice,
+    check_env,
+    check_not_option,
+    check_timeout,
+    show_argv,
+)
 from .base import Target
 from .command import outcome_measurement
 from .processes import ProcessRunner, owner_alive, owner_token
@@ -54,7 +64,10 @@ class Container(Target):
     timeout : float, optional
         Seconds per invocation.
     env : dict, optional
-        Environment variables set inside the container.
+        Environment variables set inside the container. They reach the
+        engine through an env file (created for each call, readable by this
+        user only, removed right after), never on its command line, where
+        every user of the machine could read them.
     network : str, optional
         ``--network`` value (e.g. ``"none"``); default: the engine's default.
     engine_args : list of str, optional
@@ -97,17 +110,13 @@ class Container(Target):
         unit: str | None = None,
         label: str | None = None,
     ) -> None:
-        if not isinstance(image, str) or not image:
-            raise ValueError(f"image must be a non-empty string; got {image!r}")
-        self.image = image
+        self.image = check_not_option(image, "image")
         self.argv = check_argv(argv)
         self.engine = check_choice(engine, "engine", ENGINES)
         self.mode = check_choice(mode, "mode", MODES)
         self.timeout = check_timeout(timeout)
-        self.env = check_env(env) or {}
-        if network is not None and not isinstance(network, str):
-            raise ValueError(f"network must be a string; got {network!r}")
-        self.network = network
+        self.env = _check_env_file(check_env(env) or {})
+        self.network = None if network is None else check_not_option(network, "network")
         self.engine_args = list(engine_args) and check_argv(engine_args, "engine_args")
         self.run_args = list(run_args) and check_argv(run_args, "run_args")
         self.keepalive = check_argv(keepalive, "keepalive")
@@ -146,9 +155,23 @@ class Container(Target):
         args += ["--label", f"{OWNER_LABEL}={self._owner}"]
         if self.network is not None:
             args += ["--network", self.network]
-        for key, value in self.env.items():
-            args += ["--env", f"{key}={value}"]
         return args + self.run_args
+
+    @contextlib.contextmanager
+    def _env_args(self) -> Iterator[list[str]]:
+        """``--env-file FILE`` for one engine call, the file removed after it."""
+        if not self.env:
+            yield []
+            return
+        # mkstemp: O_EXCL, mode 0600, a random name no one can plant first.
+        fd, path = tempfile.mkstemp(prefix="perfstats-env-", suffix=".env")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.writelines(f"{key}={value}\n" for key, value in self.env.items())
+            yield ["--env-file", path]
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
 
     def invoke(self) -> Measurement:
         if self._closed:
@@ -157,8 +180,11 @@ class Container(Target):
 
     def _invoke_cold(self) -> Measurement:
         container_name = f"perfstats-{self.session}-{next(self._counter)}"
-        argv = self._engine("run", "--rm", *self._create_args(container_name), self.image)
-        out = self._runner.run([*argv, *self.argv], timeout=self.timeout)
+        with self._env_args() as env_args:
+            argv = self._engine(
+                "run", "--rm", *self._create_args(container_name), *env_args, self.image
+            )
+            out = self._runner.run([*argv, *self.argv], timeout=self.timeout)
         if out.timed_out:
             # Killing the client does not stop the container it created.
             self._remove([container_name])
@@ -172,21 +198,19 @@ class Container(Target):
             return Measurement.failure(
                 str(exc), unit=self.reader.unit, cold=False, started_at=started_at
             )
-        env_args: list[str] = []
-        for key, value in self.env.items():
-            env_args += ["--env", f"{key}={value}"]
-        argv = self._engine("exec", *env_args, container_id, *self.argv)
-        out = self._runner.run(argv, timeout=self.timeout)
+        with self._env_args() as env_args:
+            argv = self._engine("exec", *env_args, container_id, *self.argv)
+            out = self._runner.run(argv, timeout=self.timeout)
         return outcome_measurement(out, self.reader, cold=False, extra={"container": container_id})
 
     def _warm_container(self) -> str:
         with self._warm_lock:
             if self._warm_id is None:
                 container_name = f"perfstats-{self.session}-warm"
-                argv = self._engine(
-                    "run", "-d", *self._create_args(container_name), self.image, *self.keepalive
-                )
-                out = self._runner.run(argv, timeout=_ENGINE_TIMEOUT)
+                with self._env_args() as env_args:
+                    create = self._create_args(container_name)
+                    argv = self._engine("run", "-d", *create, *env_args, self.image)
+                    out = self._runner.run([*argv, *self.keepalive], timeout=_ENGINE_TIMEOUT)
                 if out.failure() is not None:
                     self._remove([container_name])
                     raise RuntimeError(f"cannot start the warm container: {out.failure()}")
@@ -263,3 +287,13 @@ class Container(Target):
             "keepalive": self.keepalive,
             **self.reader.config(),
         }
+
+
+def _check_env_file(env: dict[str, str]) -> dict[str, str]:
+    """Variables an env file can carry exactly: one ``NAME=value`` line each."""
+    for key, value in env.items():
+        if not key or key.startswith("#") or any(c in key for c in "=\n\r\0 \t"):
+            raise ValueError(f"env: {key!r} is not a variable name an env file can carry")
+        if any(c in value for c in "\n\r\0"):
+            raise ValueError(f"env: the value of {key!r} has a line break or NUL")
+    return env

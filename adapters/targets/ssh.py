@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -19,13 +20,72 @@ from .values import ValueReader
 # ssh's own failures (connection, authentication, host key) exit with 255.
 _SSH_FAILED = 255
 
+# ssh_options the target refuses (lower case), and why: they would weaken or
+# bypass host-key checking, forward the user's agent, run local commands or
+# load code, or take over what the target itself manages.
+_REFUSED = {
+    **dict.fromkeys(
+        ("stricthostkeychecking", "userknownhostsfile", "globalknownhostsfile",
+         "knownhostscommand", "updatehostkeys", "hostkeyalias", "verifyhostkeydns"),
+        "it changes host-key checking",
+    ),
+    **dict.fromkeys(
+        ("proxycommand", "localcommand", "permitlocalcommand", "pkcs11provider",
+         "securitykeyprovider", "include"),
+        "it runs a local command or loads code",
+    ),
+    "forwardagent": "it forwards the SSH agent",
+    **dict.fromkeys(
+        ("batchmode", "controlmaster", "controlpath", "controlpersist", "remotecommand"),
+        "the target sets it itself",
+    ),
+}  # fmt: skip
+
+
+def check_ssh_options(options: Any) -> list[str]:
+    """``-o`` values for ssh, refusing those that weaken host-key checking or run commands.
+
+    Refused (in any spelling, ``Name=value`` or ``Name value``): the host-key
+    options (``StrictHostKeyChecking``, ``UserKnownHostsFile``,
+    ``GlobalKnownHostsFile``, ``KnownHostsCommand``, ...), agent forwarding
+    (``ForwardAgent``), local commands and code (``ProxyCommand``,
+    ``LocalCommand``, ``PermitLocalCommand``, ``PKCS11Provider``, ...),
+    ``Include``, the connection sharing the target manages, and any value
+    starting with ``-`` (an ssh flag, not an option).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.ssh import check_ssh_options
+    >>> check_ssh_options(["Ciphers=aes128-ctr"])
+    ['Ciphers=aes128-ctr']
+    >>> check_ssh_options(["ProxyCommand nc %h %p"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ssh option 'ProxyCommand nc %h %p' is refused: it runs a local command ...
+    """
+    checked = list(options) and check_argv(options, "ssh_options")
+    for option in checked:
+        name = re.split(r"[\s=]", option.strip(), maxsplit=1)[0].lower()
+        reason = _REFUSED.get(name)
+        if option.strip().startswith("-"):
+            reason = "ssh_options are -o values (Name=value), not flags"
+        if reason is not None:
+            raise ValueError(
+                f"ssh option {option!r} is refused: {reason} (host-key checking, agent "
+                "forwarding and local commands are managed by the SSH target)"
+            )
+    return checked
+
 
 class SSH(Target):
     """Run ``argv`` on a remote host through the OpenSSH client.
 
     Host keys are always verified (``StrictHostKeyChecking=yes``): a host
     missing from ``known_hosts`` or whose key changed is an error, never
-    accepted. Authentication is non-interactive (``BatchMode=yes``).
+    accepted. Authentication is non-interactive (``BatchMode=yes``), the
+    agent is never forwarded (``-a``), and no ssh configuration file is read
+    (``-F none``) unless ``ssh_config`` asks for one, so a ``~/.ssh/config``
+    cannot switch host-key checking off or add a ``ProxyCommand`` unseen.
 
     With ``multiplex=True`` one master connection is opened before the first
     invocation (not timed) and every invocation runs as a session over it,
@@ -55,7 +115,13 @@ class SSH(Target):
         Reuse one master connection.
     ssh_options : list of str, optional
         Extra ``-o`` values, e.g. ``["Ciphers=aes128-ctr"]``; options that
-        would weaken host key checking are refused.
+        would weaken host-key checking, forward the agent or run local
+        commands are refused (:func:`check_ssh_options`).
+    ssh_config : bool or str, default False
+        Which ssh configuration files apply: none (``False``, ``-F none``),
+        ssh's usual ones (``True``: ``~/.ssh/config`` and the system's), or
+        this file (a path). Host-key checking stays on either way: the
+        target's own options come first and ssh keeps the first value.
     regex, json_field, unit : optional
         Read the value from the remote output instead of timing the call.
     label : str, optional
@@ -85,6 +151,7 @@ class SSH(Target):
         connect_timeout: float = 10.0,
         multiplex: bool = True,
         ssh_options: Sequence[str] = (),
+        ssh_config: bool | str = False,
         regex: str | None = None,
         json_field: str | None = None,
         unit: str | None = None,
@@ -106,11 +173,11 @@ class SSH(Target):
         connect = check_timeout(connect_timeout, "connect_timeout")
         self.connect_timeout = 10.0 if connect is None else connect
         self.multiplex = bool(multiplex)
-        self.ssh_options = list(ssh_options) and check_argv(ssh_options, "ssh_options")
-        for option in self.ssh_options:
-            name_part = option.split("=", 1)[0].strip().lower()
-            if name_part in {"stricthostkeychecking", "userknownhostsfile", "globalknownhostsfile"}:
-                raise ValueError(f"ssh option {option!r} is managed by the SSH target")
+        self.ssh_options = check_ssh_options(ssh_options)
+        if ssh_config is None or isinstance(ssh_config, bool):
+            self.ssh_config: bool | str = bool(ssh_config)
+        else:
+            self.ssh_config = _existing_file(ssh_config, "ssh_config") or ""
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         destination = f"{user}@{host}" if user else host
         self.destination = f"{destination}:{port}"
@@ -129,12 +196,22 @@ class SSH(Target):
 
     def _base(self) -> list[str]:
         connect = max(1, round(self.connect_timeout))
+        if self.ssh_config is False:
+            config = ["-F", "none"]
+        elif self.ssh_config is True:
+            config = []
+        else:
+            config = ["-F", str(self.ssh_config)]
         argv = [
             "ssh",
+            *config,
+            "-a",
             "-p", str(self.port),
             "-o", "BatchMode=yes",
             "-o", "StrictHostKeyChecking=yes",
             "-o", "UpdateHostKeys=no",
+            "-o", "ForwardAgent=no",
+            "-o", "PermitLocalCommand=no",
             "-o", f"ConnectTimeout={connect}",
         ]  # fmt: skip
         if self.known_hosts is not None:
@@ -207,6 +284,7 @@ class SSH(Target):
             "connect_timeout": self.connect_timeout,
             "multiplex": self.multiplex,
             "ssh_options": self.ssh_options,
+            "ssh_config": self.ssh_config,
             **self.reader.config(),
         }
 

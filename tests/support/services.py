@@ -90,8 +90,11 @@ class SshServer:
 
 
 @contextmanager
-def sshd(tmp: Path) -> Iterator[SshServer]:
-    """An OpenSSH server on a free loopback port accepting one generated key."""
+def sshd(tmp: Path, extra_config: str = "") -> Iterator[SshServer]:
+    """An OpenSSH server on a free loopback port accepting one generated key.
+
+    ``extra_config`` is appended to its sshd_config (e.g. ``AcceptEnv X``).
+    """
     sshd_bin = require("sshd")
     require("ssh-keygen")
     tmp.mkdir(parents=True, exist_ok=True)
@@ -120,7 +123,7 @@ def sshd(tmp: Path) -> Iterator[SshServer]:
         f"AuthorizedKeysFile {authorized}\nPasswordAuthentication no\n"
         "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
         f"StrictModes no\nUsePAM no\nPidFile {tmp / 'sshd.pid'}\nMaxSessions 64\n"
-        "MaxStartups 64\n"
+        "MaxStartups 64\n" + extra_config
     )
     Path("/run/sshd").mkdir(parents=True, exist_ok=True)
     # -D keeps sshd in the foreground so the Popen pid is the server's pid.
