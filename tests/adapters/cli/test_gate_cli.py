@@ -253,3 +253,18 @@ def test_io_module_is_the_importers() -> None:
     import perfstats.adapters.io as io
 
     assert io.read is importers.read and io.write is importers.write
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [("gate", ['"schema": "perfstats.gate/1"', "exit status: 0 no regression", "[thresholds]"]),
+     ("history", ['"change_points"', "e-divisive"]),
+     ("replay", ["--scheduler", "dask worker"])],
+)  # fmt: skip
+def test_help_documents_the_new_commands(capsys, command, shown) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert info.value.code == 0 and "examples:" in text
+    for item in shown:
+        assert " ".join(item.split()) in text, item
