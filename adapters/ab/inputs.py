@@ -37,6 +37,7 @@ from ..driver.result import judged_values
 from ..records.importers import read as read_tool_results
 from ..records.record import COLUMNS as RECORD_COLUMNS
 from ..records.record import MEASURE, metadata_path, read_metadata, read_record
+from .record import AB
 
 __all__ = ["NAMES", "read_history", "read_results"]
 
@@ -201,6 +202,12 @@ def _read_file(path: Path, names: str) -> pd.DataFrame:
     header = _csv_header(path)
     if header is not None and tuple(header) == RECORD_COLUMNS:
         return _read_record(path, names)
+    if header is not None and tuple(header) == AB.columns:
+        # Its rows hold both versions of each benchmark: never one side.
+        raise ValueError(
+            f"{os.fspath(path)} is {AB.kind} (both versions of a suite); "
+            "judge it with perfstats ab, not as one side of the gate"
+        )
     if header is not None and {"benchmark", "value"} <= set(header):
         return _read_tidy_csv(path)
     try:

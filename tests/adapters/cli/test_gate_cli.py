@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from perfstats.adapters import gate_files, read_record
+from perfstats.adapters.ab import AB
 from perfstats.adapters.cli import main
 from perfstats.adapters.driver.result import judged_values
 from perfstats.adapters.records import importers
@@ -216,6 +217,8 @@ def test_bad_input_exits_2_with_a_clear_message(capsys, suites, tmp_path) -> Non
     for name in ("x", "y"):
         shutil.copy(suites["base"] / "same.csv", dup / f"{name}.csv")
         shutil.copy(suites["base"] / "same.meta.json", dup / f"{name}.meta.json")
+    ab_record = tmp_path / "suite.csv"
+    ab_record.write_text(",".join(AB.columns) + "\n")
     config = tmp_path / "bad.toml"
     config.write_text('[thresholds]\n"a" = "lots"\n')
     typo = tmp_path / "typo.toml"
@@ -229,6 +232,7 @@ def test_bad_input_exits_2_with_a_clear_message(capsys, suites, tmp_path) -> Non
         ([good, junk], "junk.txt"),
         ([dup, good], "benchmark 'same' is in"),
         ([good, tmp_path / "missing.csv"], "missing.csv does not exist"),
+        ([ab_record, good], "suite.csv is an A-B record (both versions of a suite)"),
     ]
     for (a, b), message in cases:
         code, out, err = _gate(capsys, str(a), str(b))
