@@ -125,19 +125,26 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         if i:
             out()
         s = series[name]
-        found = f"{len(res)} change point{'s' if len(res) != 1 else ''}"
-        out(f"{name}: {res.n} commits ({s.index[0]} .. {s.index[-1]}), {found}")
+        out(
+            f"{name}: {res.n} commits ({s.index[0]} .. {s.index[-1]}), "
+            f"{_count(len(res), 'change point')}"
+        )
         if len(res):
             out(table([_row(p, units[name], res.level) for p in res.points]))
     n_points = sum(len(r) for r in results.values())
     out()
     out(
-        f"{len(results)} benchmarks, {n_points} change points (e-divisive means, "
+        f"{_count(len(results), 'benchmark')}, {_count(n_points, 'change point')} "
+        "(e-divisive means, "
         f"p <= {args.pvalue:g}, {args.permutations} permutations; "
         f"magnitudes: {args.aggregate} per commit, relative change of the median with "
         "its bootstrap CI)"
     )
     return 0
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _row(point: Any, unit: str, level: float) -> dict[str, Any]:
