@@ -31,6 +31,14 @@ the core; see ARCHITECTURE.md): :mod:`~perfstats.adapters.targets`,
 :mod:`~perfstats.adapters.ab`, :mod:`~perfstats.adapters.report` and
 :mod:`~perfstats.adapters.cli`.
 
+The regression gate on files, :func:`gate_files` (``perfstats gate``),
+reads a baseline and a contender (records, directories of them, or other
+tools' results) and judges them with :func:`perfstats.gate`.
+:mod:`perfstats.adapters.io` reads other tools' results (:func:`io.read
+<perfstats.adapters.records.importers.read>`, format sniffed) and writes
+pyperf JSON or the Bencher Metric Format (``io.write``); the core does no
+I/O, so this file-reading entry lives here.
+
 A-B performance-change testing (duet and RMIT schedules, ElastiBench and
 Liao et al.) lives in :mod:`perfstats.adapters.ab`: suites of benchmarks in
 two versions, run in parallel calls, judged with the core's
@@ -46,8 +54,12 @@ Examples
 {'run': [1, 2, 3], 'status': ['ok', 'ok', 'ok']}
 """
 
+import sys
+
+from .ab.gate import gate_files
 from .driver import RunResult, TargetFailed, run
 from .records import Measurement, read_record
+from .records import importers as io
 from .targets import (
     SSH,
     Command,
@@ -70,7 +82,14 @@ __all__ = [
     "RunResult",
     "Target",
     "TargetFailed",
+    "gate_files",
+    "io",
     "parse_report",
     "read_record",
     "run",
 ]
+
+# ``import perfstats.adapters.io`` works as ``import os.path`` does: the
+# importers are one subpackage of records, and a new top-level module would
+# sit outside the layers.
+sys.modules.setdefault(f"{__name__}.io", io)

@@ -24,7 +24,11 @@ benchmark:
   is the one verdict table (:mod:`~perfstats.adapters.ab.verdicts`) that
   ``perfstats ab`` and the HTML report show;
 * :func:`load_suite` reads a suite from TOML or YAML; ``perfstats ab`` is
-  the command line.
+  the command line;
+* :func:`gate_files` is the regression gate (:func:`perfstats.gate`) on a
+  baseline and a contender read from files (records, directories of them,
+  other tools' results: :func:`read_results`; histories of commits:
+  :func:`read_history`); ``perfstats gate`` is its command line.
 
 Examples
 --------
@@ -52,6 +56,8 @@ References
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
 from .config import load_config, load_suite, suite_from_config
+from .gate import gate_files, read_overrides
+from .inputs import read_history, read_results
 from .per_version import TargetPerVersion
 from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
@@ -79,11 +85,15 @@ __all__ = [
     "analyse",
     "analyse_record",
     "duet_plan",
+    "gate_files",
     "load_config",
     "load_suite",
     "plan_suite",
     "read_ab_metadata",
     "read_ab_record",
+    "read_history",
+    "read_overrides",
+    "read_results",
     "rmit_plan",
     "rows_of",
     "run_suite",

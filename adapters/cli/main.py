@@ -4,7 +4,8 @@ Errors are one line on standard error and a non-zero exit status: 2 for
 bad input (unknown rule or target, bad option values, missing files) and OS
 errors (the cause and the file named), 1 when the target kept failing, 130
 when interrupted, 141 (as a shell shows SIGPIPE) when the reader of standard
-output went away. ``--debug`` shows the
+output went away. ``perfstats gate`` adds its own: 1 on a regression, 3 on an
+inconclusive benchmark with ``--strict``. ``--debug`` shows the
 traceback instead.
 """
 
@@ -22,7 +23,7 @@ from ..driver.failures import TargetFailed
 from ..records.record import located
 from ..records.redaction import remember_environment
 from ..records.terminal import for_terminal
-from . import ab, compare, replay, report, run
+from . import ab, compare, gate, history, replay, report, run
 from .output import err
 from .parser import (
     EXIT_BROKEN_PIPE,
@@ -35,7 +36,15 @@ from .parser import (
 )
 
 # Each subcommand's module has HELP, EXAMPLES, add_arguments and command.
-COMMANDS = {"run": run, "replay": replay, "compare": compare, "report": report, "ab": ab}
+COMMANDS = {
+    "run": run,
+    "replay": replay,
+    "compare": compare,
+    "report": report,
+    "ab": ab,
+    "gate": gate,
+    "history": history,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
         description="Trustworthy performance measurements: run targets under stopping rules, "
-        "replay rules over traces, compare and report.",
+        "replay rules over traces, compare, gate CI on regressions, find change points in a "
+        "history, and report.",
         epilog="Run 'perfstats COMMAND --help' for a command's options and examples.",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")

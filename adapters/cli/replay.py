@@ -4,23 +4,34 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 
 from ..driver.stop_loop import build_rule
 from .options import parse_options
 from .output import emit_json, out
-from .parser import output_arguments, rule_arguments
+from .parser import UsageError, output_arguments, rule_arguments
 from .samples import read_traces
+
+# Seconds to reach a Dask scheduler before giving up.
+SCHEDULER_TIMEOUT = 20
 
 HELP = "replay a stopping rule over recorded traces"
 EXAMPLES = """\
 examples:
   perfstats replay traces.csv --rule superflow
   perfstats replay traces.csv --rule metior -r error=0.03 -r interval=10 --max-n 500 --json
+  # on a Dask cluster: each trace is one task, the result is the serial run's
+  perfstats replay traces.csv --rule superflow --scheduler tcp://10.0.0.1:8786
 
 traces.csv has one column per trace (a header row with the trace names);
 shorter traces leave their last cells empty.
+
+--scheduler runs the traces on a Dask distributed cluster (pip install
+distributed; start 'dask scheduler' and, on each machine, 'dask worker
+tcp://HOST:8786 --nthreads 1 --nworkers auto' with the same perfstats
+version). Without it, --workers local processes (default: one per core).
 """
 
 
@@ -29,7 +40,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("traces", help="CSV with one column per trace")
     rule_arguments(p)
     p.add_argument("--max-n", type=int, metavar="N", help="most runs a test may use")
-    p.add_argument("--workers", type=int, metavar="W", help="worker processes")
+    p.add_argument("--workers", type=int, metavar="W", help="local worker processes")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     output_arguments(p)
 
@@ -41,13 +57,16 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     traces = read_traces(args.traces)
     options = parse_options(args.rule_option, "rule option")
     rule = build_rule(args.rule, options, args.seed)
-    result = replay(
-        rule,
-        traces,
-        max_n=args.max_n,
-        workers=args.workers,
-        progress=not args.no_progress and sys.stderr.isatty(),
-    )
+    progress = not args.no_progress and sys.stderr.isatty()
+    if args.scheduler:
+        if args.workers is not None:
+            raise UsageError("--workers and --scheduler exclude each other")
+        with _cluster(args.scheduler) as client:
+            result = replay(
+                rule, traces, max_n=args.max_n, executor=client.get_executor(), progress=progress
+            )
+    else:
+        result = replay(rule, traces, max_n=args.max_n, workers=args.workers, progress=progress)
     if args.json:
         emit_json(
             {
@@ -58,6 +77,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         return 0
     out(f"rule     {rule!r}")
     out(f"traces   {len(traces)} from {args.traces}")
+    if args.scheduler:
+        out(f"cluster  {args.scheduler}")
     out()
     out(str(result.to_string(index=False)))
     stopped = result["stopped"]
@@ -67,3 +88,17 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         f"median stop at n={float(np.median(result['stop_n'])):g}"
     )
     return 0
+
+
+def _cluster(address: str) -> Any:
+    """A client of the Dask cluster at ``address``, or a UsageError saying why not."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError(
+            "--scheduler needs Dask's distributed package (pip install distributed)"
+        ) from None
+    try:
+        return Client(address, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None

@@ -1,0 +1,317 @@
+"""Benchmark results from files, whatever wrote them: tidy per-run values by benchmark.
+
+The gate and the history read the same kinds of input:
+
+* a perfstats **record** (the CSV of ``perfstats run`` with its metadata):
+  one benchmark, named by its target (the metadata's target name, else the
+  record's ``target`` column) or by the file's stem; its values are the
+  successful measured runs (warm-up and failed runs left out);
+* a **tidy CSV** with columns ``benchmark`` and ``value`` (optionally
+  ``unit``, ``commit``, ``date``), one row per run;
+* any file the **importers** read (pyperf, hyperfine, Google Benchmark,
+  pytest-benchmark, asv, JMH, criterion, ``go test -bench``; see
+  :mod:`perfstats.adapters.records.importers`);
+* a **directory** of such files (a benchmark may come from one file only),
+  or a criterion output directory.
+
+For a history, a directory is a sequence of commits: each file directly in
+it is one commit (its ``commit`` from what the tool recorded, else the
+file's stem), and each subdirectory is one commit named by the
+subdirectory, holding files as above. A commit's date is the first run's
+start of a record, or what the tool or the CSV recorded; commits are put in
+date order when every one has a date, else in name order.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..driver.result import judged_values
+from ..records.importers import read as read_tool_results
+from ..records.record import COLUMNS as RECORD_COLUMNS
+from ..records.record import MEASURE, metadata_path, read_metadata, read_record
+from .record import AB
+
+__all__ = ["NAMES", "read_history", "read_results"]
+
+#: How a record's benchmark is named: by its target, or by its file's stem.
+NAMES = ("target", "file")
+
+_TIDY = ["benchmark", "unit", "value", "file", "commit", "date"]
+
+
+def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
+    """The per-run values in a file or a directory of files, one row per run.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A record, a tidy CSV, a file of another tool, or a directory of them.
+    names : {"target", "file"}, default "target"
+        Name a record's benchmark by its target, or by its file's stem (when
+        the two sides ran the same benchmark under different command lines).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``benchmark``, ``unit`` (None when unknown), ``value``,
+        ``file``, ``commit`` and ``date`` (None when the file says nothing).
+
+    Raises
+    ------
+    ValueError
+        On a missing, empty or unreadable file, a file of no known kind, a
+        record without a successful run, or a benchmark found in two files.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from perfstats.adapters.ab.inputs import read_results
+    >>> pd.DataFrame({"benchmark": ["a", "a"], "value": [1.0, 1.1]}).to_csv("t.csv", index=False)
+    ... # doctest: +SKIP
+    >>> read_results("t.csv")[["benchmark", "value"]]  # doctest: +SKIP
+      benchmark  value
+    0         a    1.0
+    1         a    1.1
+    """
+    if names not in NAMES:
+        raise ValueError(f"names must be one of {', '.join(NAMES)}; got {names!r}")
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{os.fspath(p)} does not exist")
+    if not p.is_dir():
+        return _read_file(p, names)
+    files = _result_files(p)
+    if not files:
+        if any(p.rglob("new/sample.json")):
+            return _tidy(read_tool_results(p).frame, p)
+        raise ValueError(f"directory {os.fspath(p)} holds no results file")
+    return _unique(p, [_read_file(f, names) for f in files])
+
+
+def read_history(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
+    """Per-run values over a history of commits, one row per run.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A tidy CSV with columns ``commit``, ``benchmark`` and ``value``
+        (``date`` and ``unit`` optional), or a directory of commits (see the
+        module's description).
+    names : {"target", "file"}, default "target"
+        How a record's benchmark is named (see :func:`read_results`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns as :func:`read_results`, ``commit`` filled, in history order
+        (by ``date`` when every commit has one, else by ``commit``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_results`, and when a file holds no ``commit`` column,
+        or a benchmark appears twice in one commit.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{os.fspath(p)} does not exist")
+    if not p.is_dir():
+        frame = _read_file(p, names)
+        if frame["commit"].isna().any():
+            raise ValueError(
+                f"{os.fspath(p)} is one set of results, not a history: it needs a 'commit' "
+                "column (or give a directory with one file or folder per commit)"
+            )
+        return _in_history_order(frame, p)
+    parts = []
+    for entry in sorted(p.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            part = read_results(entry, names=names)
+            part["commit"] = entry.name
+        elif _is_result_file(entry):
+            part = _read_file(entry, names)
+            part["commit"] = part["commit"].where(part["commit"].notna(), entry.stem)
+        else:
+            continue
+        parts.append(part)
+    if not parts:
+        raise ValueError(f"directory {os.fspath(p)} holds no results file or commit folder")
+    frame = pd.concat(parts, ignore_index=True)
+    for (commit, name), rows in frame.groupby(["commit", "benchmark"], sort=False):
+        files = rows["file"].unique()
+        if len(files) > 1:
+            raise ValueError(
+                f"benchmark {name!r} appears twice in commit {commit!r}: in {files[0]} and "
+                f"{files[1]}"
+            )
+    return _in_history_order(frame, p)
+
+
+def _in_history_order(frame: pd.DataFrame, where: Path) -> pd.DataFrame:
+    frame = frame.copy()
+    frame["commit"] = frame["commit"].astype(str)
+    if frame["date"].notna().all():
+        try:
+            frame["date"] = pd.to_datetime(frame["date"], utc=True, format="ISO8601")
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{os.fspath(where)}: a date is not a date: {exc}") from None
+        first = frame.groupby("commit", sort=False)["date"].min().sort_values(kind="stable")
+    else:
+        first = pd.Series(range(frame["commit"].nunique()), index=sorted(frame["commit"].unique()))
+    rank = {commit: i for i, commit in enumerate(first.index)}
+    order = frame["commit"].map(rank).to_numpy()
+    return frame.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+
+
+def _result_files(directory: Path) -> list[Path]:
+    return [f for f in sorted(directory.iterdir()) if f.is_file() and _is_result_file(f)]
+
+
+def _is_result_file(path: Path) -> bool:
+    # A record's metadata is read with its CSV, never on its own.
+    return not path.name.startswith(".") and not path.name.endswith((".meta.json", ".tmp"))
+
+
+def _unique(where: Path, parts: list[pd.DataFrame]) -> pd.DataFrame:
+    seen: dict[str, str] = {}
+    for part in parts:
+        for name in part["benchmark"].unique():
+            file = str(part["file"].iloc[0])
+            if name in seen:
+                raise ValueError(
+                    f"{os.fspath(where)}: benchmark {name!r} is in {seen[name]} and in {file}; "
+                    "a benchmark may come from one file only"
+                )
+            seen[name] = file
+    return pd.concat(parts, ignore_index=True)
+
+
+def _read_file(path: Path, names: str) -> pd.DataFrame:
+    if path.stat().st_size == 0:
+        raise ValueError(f"{os.fspath(path)} is empty")
+    header = _csv_header(path)
+    if header is not None and tuple(header) == RECORD_COLUMNS:
+        return _read_record(path, names)
+    if header is not None and tuple(header) == AB.columns:
+        # Its rows hold both versions of each benchmark: never one side.
+        raise ValueError(
+            f"{os.fspath(path)} is {AB.kind} (both versions of a suite); "
+            "judge it with perfstats ab, not as one side of the gate"
+        )
+    if header is not None and {"benchmark", "value"} <= set(header):
+        return _read_tidy_csv(path)
+    try:
+        results = read_tool_results(path)
+    except ValueError as exc:
+        if header is not None:
+            raise ValueError(
+                f"{os.fspath(path)} is neither a perfstats record nor a CSV with columns "
+                f"benchmark and value (its header: {', '.join(header)})"
+            ) from None
+        raise exc from None
+    frame = _tidy(results.frame, path)
+    frame["commit"] = _recorded(results.metadata, _COMMIT_KEYS)
+    frame["date"] = _recorded(results.metadata, _DATE_KEYS)
+    return frame
+
+
+def _csv_header(path: Path) -> list[str] | None:
+    """The header of a CSV file, or None when the file does not look like a CSV."""
+    if path.suffix.lower() != ".csv":
+        return None
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            row = next(csv.reader(f), None)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
+    return [c.strip() for c in row] if row else None
+
+
+def _read_record(path: Path, names: str) -> pd.DataFrame:
+    df = read_record(path)
+    ok = df[(df["status"] == "ok") & (df["phase"] == MEASURE)]
+    if ok.empty:
+        raise ValueError(f"{os.fspath(path)}: the record has no successful measured run")
+    name = path.stem
+    if names == "target":
+        target = read_metadata(path).get("target") if metadata_path(path).exists() else None
+        recorded = target.get("name") if isinstance(target, Mapping) else None
+        column = [t for t in ok["target"].unique() if t]
+        if recorded:
+            name = str(recorded)
+        elif len(column) == 1:
+            name = str(column[0])
+    units = sorted(set(ok["unit"]))
+    if len(units) > 1:
+        raise ValueError(f"{os.fspath(path)}: the record mixes units {units}")
+    values = judged_values(df)
+    return pd.DataFrame(
+        {
+            "benchmark": name,
+            "unit": units[0] or None,
+            "value": values,
+            "file": os.fspath(path),
+            "commit": None,
+            "date": ok["started_at"].min().isoformat(),
+        }
+    )[_TIDY]
+
+
+def _read_tidy_csv(path: Path) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(path, dtype={"benchmark": str, "commit": str, "unit": str})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
+    if df.empty:
+        raise ValueError(f"{os.fspath(path)} has a header but no rows")
+    values = pd.to_numeric(df["value"], errors="coerce")
+    bad = values.isna() & df["value"].notna()
+    if bad.any():
+        row = int(np.argmax(bad.to_numpy())) + 2
+        raise ValueError(
+            f"{os.fspath(path)} line {row}: value {df['value'][bad].iloc[0]!r} is not a number"
+        )
+    if df["benchmark"].isna().any():
+        row = int(np.argmax(df["benchmark"].isna().to_numpy())) + 2
+        raise ValueError(f"{os.fspath(path)} line {row}: no benchmark name")
+    out = pd.DataFrame({"benchmark": df["benchmark"].astype(str), "value": values})
+    for column in ("unit", "commit", "date"):
+        out[column] = df[column].where(df[column].notna(), None) if column in df else None
+    out["file"] = os.fspath(path)
+    return out[_TIDY]
+
+
+def _tidy(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    out = frame[["benchmark", "unit", "value"]].copy()
+    out["file"] = os.fspath(path)
+    out["commit"] = None
+    out["date"] = None
+    return out[_TIDY]
+
+
+# Where the importers' tools record the commit and the date of a run.
+_COMMIT_KEYS = (("commit_hash",), ("commit_info", "id"), ("commit_id",))
+_DATE_KEYS = (("commit_info", "time"), ("datetime",), ("date",))
+
+
+def _recorded(metadata: Mapping[str, Any], keys: tuple[tuple[str, ...], ...]) -> Any:
+    for path in keys:
+        value: Any = metadata
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is not None and value != "":
+            if path == ("date",) and isinstance(value, (int, float)):
+                # asv records milliseconds since the epoch.
+                return pd.Timestamp(value, unit="ms", tz="UTC").isoformat()
+            return str(value)
+    return None

@@ -1,0 +1,185 @@
+"""``perfstats history``: change points over the commits of a branch, benchmark by benchmark."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import pandas as pd
+
+from ..ab.inputs import NAMES, read_history
+from ..report.formatting import quantity, table
+from .output import out
+from .parser import UsageError
+
+FORMATS = ("table", "json")
+AGGREGATES = ("median", "mean", "min")
+
+HELP = "find change points in a benchmark history (e-divisive means)"
+EXAMPLES = """\
+examples:
+  perfstats history history.csv
+  perfstats history history.csv --pvalue 0.01 --permutations 200 --seed 1 --plot history.png
+  perfstats history runs/ --format json
+
+SOURCE is a CSV with columns commit, benchmark and value (date and unit
+optional), one row per run; or a directory with one entry per commit: a
+file (a perfstats record, a tidy CSV, another tool's results; the commit
+is what the tool recorded, else the file's stem) or a folder named by the
+commit holding such files. Commits are ordered by date when every one has
+a date (a record's first run, a tool's recorded date, the CSV's date
+column), else by name. Each commit's runs of a benchmark become one value
+(--aggregate, the median by default).
+
+Each change point is the first commit of a new level, with the relative
+change of the median from the level before to the level after, its 95%
+bootstrap CI, and the permutation test's p-value.
+
+JSON (--format json): {"source": PATH, "options": {...}, "benchmarks":
+{NAME: {"unit", "commits": [...], "values": [...], "n", "pvalue",
+"permutations", "min_size", "statistic", "level", "change_points":
+[{"index", "label" (the commit), "before", "after", "change", "ci_low",
+"ci_high", "relative", "p_value", "energy"}, ...]}}}
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the options of ``perfstats history`` to its parser."""
+    p.add_argument("source", help="CSV with commit, benchmark, value; or a directory of commits")
+    p.add_argument(
+        "--pvalue", type=float, default=0.05, help="significance of each split (0.05)"
+    )
+    p.add_argument(
+        "--permutations", type=int, default=100, metavar="N", help="shuffles per test (100)"
+    )
+    p.add_argument(
+        "--min-size", type=int, default=2, metavar="K", help="fewest commits in a level (2)"
+    )
+    p.add_argument(
+        "--aggregate",
+        choices=AGGREGATES,
+        default="median",
+        help="how a commit's runs become one value (median)",
+    )
+    p.add_argument(
+        "--names",
+        choices=NAMES,
+        default="target",
+        help="name a record's benchmark by its target (default) or its file's stem",
+    )
+    p.add_argument("--format", choices=FORMATS, default="table", help="output (default: table)")
+    p.add_argument("--plot", metavar="FILE", help="draw the histories to FILE (.png, .pdf, .svg)")
+    p.add_argument("--seed", type=int, help="seed of the permutations and the bootstrap")
+
+
+def command(args: argparse.Namespace, command_argv: list[str]) -> int:
+    """Run ``perfstats history`` with parsed arguments; returns the exit status."""
+    from perfstats import history_change_points
+
+    frame = read_history(args.source, names=args.names)
+    # read_history puts the rows in history order, so the positions' order
+    # of first appearance is the history's.
+    results = history_change_points(
+        frame,
+        position="commit",
+        aggregate=args.aggregate,
+        pvalue=args.pvalue,
+        permutations=args.permutations,
+        min_size=args.min_size,
+        rng=args.seed,
+    )
+    series = {
+        str(name): rows.groupby("commit", sort=False)["value"].agg(args.aggregate)
+        for name, rows in frame.groupby("benchmark", sort=False)
+    }
+    units = {
+        str(name): next((str(u) for u in rows["unit"] if u is not None and u == u), "")
+        for name, rows in frame.groupby("benchmark", sort=False)
+    }
+    if args.plot:
+        _plot(args.plot, series, results, units)
+    if args.format == "json":
+        data: dict[str, Any] = {
+            "source": args.source,
+            "options": {
+                "pvalue": args.pvalue,
+                "permutations": args.permutations,
+                "min_size": args.min_size,
+                "aggregate": args.aggregate,
+                "seed": args.seed,
+            },
+            "benchmarks": {
+                name: {
+                    "unit": units[name] or None,
+                    "commits": [str(c) for c in series[name].index],
+                    "values": [float(v) for v in series[name]],
+                    **res.to_dict(),
+                }
+                for name, res in results.items()
+            },
+        }
+        out(json.dumps(data, indent=2))
+        return 0
+    for i, (name, res) in enumerate(results.items()):
+        if i:
+            out()
+        s = series[name]
+        out(
+            f"{name}: {res.n} commits ({s.index[0]} .. {s.index[-1]}), "
+            f"{_count(len(res), 'change point')}"
+        )
+        if len(res):
+            out(table([_row(p, units[name], res.level) for p in res.points]))
+    n_points = sum(len(r) for r in results.values())
+    out()
+    out(
+        f"{_count(len(results), 'benchmark')}, {_count(n_points, 'change point')} "
+        "(e-divisive means, "
+        f"p <= {args.pvalue:g}, {args.permutations} permutations; "
+        f"magnitudes: {args.aggregate} per commit, relative change of the median with "
+        "its bootstrap CI)"
+    )
+    return 0
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _row(point: Any, unit: str, level: float) -> dict[str, Any]:
+    if point.relative:
+        change = f"{point.change:+.2%}"
+        ci = f"[{point.low:+.2%}, {point.high:+.2%}]"
+    else:
+        change = f"{point.change:+.4g}"
+        ci = f"[{point.low:+.4g}, {point.high:+.4g}]"
+    return {
+        "index": point.index,
+        "commit": str(point.label),
+        "before": quantity(point.before, unit),
+        "after": quantity(point.after, unit),
+        "change": change,
+        f"{level * 100:g}% CI": ci,
+        "p-value": f"{point.pvalue:.3g}",
+    }
+
+
+def _plot(path: str, series: dict[str, pd.Series], results: dict[str, Any],
+          units: dict[str, str]) -> None:  # fmt: skip
+    try:
+        from matplotlib.figure import Figure
+
+        from perfstats.plots import history
+    except ImportError:
+        raise UsageError(
+            "--plot needs matplotlib (pip install 'perfstats[plots]')"
+        ) from None
+    fig = Figure(figsize=(8.0, 3.0 * len(series)), layout="constrained")
+    axes = fig.subplots(len(series), 1, squeeze=False)[:, 0]
+    for ax, (name, s) in zip(axes, series.items(), strict=True):
+        history(s, results[name], ax=ax, unit=units[name] or None, title=name)
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot write the plot {path}: {exc}") from None
