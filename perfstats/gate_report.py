@@ -8,7 +8,6 @@ caller's business.
 from __future__ import annotations
 
 import math
-from xml.sax.saxutils import escape, quoteattr
 
 from .regression_gate import VERDICTS, BenchmarkVerdict, GateResult
 
@@ -153,6 +152,9 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
     >>> ET.fromstring(xml).attrib["failures"]
     '1'
     """
+    # saxutils loads urllib; the core imports it only when XML is asked for.
+    from xml.sax.saxutils import escape, quoteattr
+
     cases = []
     failures = skipped = 0
     for b in result.benchmarks:
