@@ -20,6 +20,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+from perfstats.adapters.records import metadata_path
 from support.echo_http import echo_server
 from support.services import MotoServer, moto_server, require
 
@@ -136,7 +137,7 @@ def test_item01_command_target_secrets_never_written_or_printed(tmp_path) -> Non
     assert "failed:" in text and "<redacted>" in text and "failed 2 times in a row" in text
     assert _leaks(secrets, work, [text]) == {}
     # What is recorded is still useful: the run and its non-secret settings.
-    meta = json.loads((work / "run.meta.json").read_text())
+    meta = json.loads(metadata_path(work / "run.csv").read_text())
     assert meta["target"]["env"] == {"DB_PASS": "<redacted>", "MODE": "fast"}
     assert meta["target"]["argv"][3:5] == ["--api-token", "<redacted>"]
 
@@ -174,7 +175,7 @@ def test_item01_http_target_secrets_never_written_or_printed(tmp_path) -> None:
         assert len(server.requests) == 5 and secrets["query_token"] in server.requests[0]
     assert "HTTP 500" in (work / "http.csv").read_text()
     assert _leaks(secrets, work, [text]) == {}
-    meta = json.loads((work / "http.meta.json").read_text())
+    meta = json.loads(metadata_path(work / "http.csv").read_text())
     assert meta["target"]["headers"]["Accept"] == "text/plain"
     assert meta["target"]["payload"] == {"password": "<redacted>", "n": 3}
 
@@ -220,7 +221,7 @@ def test_item01_lambda_payload_and_aws_keys_never_written_or_printed(moto, tmp_p
     assert codes == [0, 0, 0, 0], text
     leaks = _leaks({**secrets, "key_id": aws["AWS_ACCESS_KEY_ID"]}, work, [text])
     assert leaks == {}
-    meta = json.loads((work / "lambda.meta.json").read_text())
+    meta = json.loads(metadata_path(work / "lambda.csv").read_text())
     assert meta["target"]["payload"]["size"] == 128
 
 
@@ -297,5 +298,5 @@ def test_item01_ab_suite_secrets_never_written_or_printed(tmp_path) -> None:
     )  # fmt: skip
     assert codes == [0, 0, 0], text
     assert _leaks(secrets, work, [text]) == {}
-    meta = json.loads((work / "suite.meta.json").read_text())
+    meta = json.loads(metadata_path(work / "suite.csv").read_text())
     assert set(meta["suite"]["target"]["env"].values()) == {"<redacted>"}

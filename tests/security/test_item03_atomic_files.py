@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from perfstats.adapters import Command, read_record, run
 from perfstats.adapters.cli import main
+from perfstats.adapters.records import metadata_path
 
 from perfstats.rules import Fixed
 
@@ -45,11 +46,17 @@ def test_item03_metadata_never_written_through_planted_symlinks(tmp_path: Path) 
     folder.mkdir()
     record = folder / "run.csv"
     # At the destination, and at the temporary names a writer could predict.
-    for name in ("run.meta.json", "run.meta.json.tmp", ".run.meta.json.tmp", "run.meta.tmp"):
+    for name in (
+        "run.csv.meta.json",
+        "run.csv.meta.json.tmp",
+        ".run.csv.meta.json.tmp",
+        "run.meta.json",
+        "run.meta.json.tmp",
+    ):
         _plant(folder / name, victim)
     run(_target(), Fixed(n=3), record=record, progress=False)
     assert victim.read_text() == PRECIOUS
-    meta = folder / "run.meta.json"
+    meta = metadata_path(record)
     assert not meta.is_symlink() and stat.S_ISREG(meta.lstat().st_mode)
     assert json.loads(meta.read_text())["format"] == "perfstats-record/1"
     # Resuming rewrites the metadata again: it is read through a link to a
@@ -63,7 +70,7 @@ def test_item03_metadata_never_written_through_planted_symlinks(tmp_path: Path) 
     assert not meta.is_symlink() and len(read_record(record)) == 3
     # No temporary file is left behind beside the record.
     leftovers = [p.name for p in folder.iterdir() if not p.is_symlink()]
-    assert sorted(leftovers) == ["run.csv", "run.meta.json"]
+    assert sorted(set(leftovers) - {"run.csv.lock"}) == ["run.csv", "run.csv.meta.json"]
 
 
 def test_item03_new_files_get_ordinary_permissions(tmp_path: Path) -> None:
@@ -71,7 +78,7 @@ def test_item03_new_files_get_ordinary_permissions(tmp_path: Path) -> None:
     run(_target(), Fixed(n=3), record=record, progress=False)
     umask = os.umask(0)
     os.umask(umask)
-    mode = stat.S_IMODE((tmp_path / "run.meta.json").stat().st_mode)
+    mode = stat.S_IMODE(metadata_path(record).stat().st_mode)
     assert mode == 0o666 & ~umask
 
 
