@@ -19,7 +19,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
-from .threads import use_threads
+from .threads import run_kernel
 
 IID = 0
 MOVING = 1
@@ -386,6 +386,10 @@ def bootstrap_stats(
     Returns an array of shape ``(n_resamples, len(qs) + with_mean)``; the
     mean, when asked for, is the last column.
     """
-    kernel = _parallel_stats if use_threads(n_resamples * sorted_x.size) else _serial_stats
-    result: np.ndarray = kernel(sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block)
+    result: np.ndarray = run_kernel(
+        _serial_stats,
+        _parallel_stats,
+        n_resamples * sorted_x.size,
+        sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block,
+    )  # fmt: skip
     return result
