@@ -9,10 +9,16 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import orderstat as ko
 from ._kernels import resample as kr
+from ._kernels.threads import run_kernel
 from ._validation import FloatArray, check_choice
 
 BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
+ENGINES = ("auto", "order", "direct")
+# From this sample size on, the order-statistic engine (O(k log n) per
+# resample) beats counting ranks (O(n) per resample) for a few quantiles.
+ORDER_MIN_N = 2048
 _KIND_CODE = {
     "moving": kr.MOVING,
     "circular": kr.CIRCULAR,
@@ -105,4 +111,36 @@ def resampled_stats(
         if with_mean:
             restored[:, -1] = out[:, -1]
         return restored
+    return out
+
+
+def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
+    """Validate ``engine``; ``"order"`` needs an i.i.d. resample of quantiles."""
+    check_choice(engine, "engine", ENGINES)
+    if engine == "order" and not (iid and quantiles):
+        raise ValueError(
+            "engine='order' draws quantiles of i.i.d. resamples only; use engine='auto' "
+            "or 'direct' for block schemes, the mean or a callable statistic"
+        )
+    return str(engine)
+
+
+def use_order_engine(engine: str, n: int) -> bool:
+    """Whether an i.i.d. resample of quantiles should use the order-statistic engine."""
+    return engine == "order" or (engine == "auto" and n >= ORDER_MIN_N)
+
+
+def iid_quantiles(
+    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Resampled quantiles ``qs`` (columns in the order given) by uniform order statistics.
+
+    The same distribution as :func:`resampled_stats` on an i.i.d. scheme,
+    not the same numbers: see :mod:`perfstats._kernels.orderstat`.
+    """
+    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    work = ko.iid_work(sorted_x.size, qs.size, n_resamples)
+    out: np.ndarray = run_kernel(
+        ko.iid_quantiles_serial, ko.iid_quantiles_parallel, work, sorted_x, qs, n_resamples, key
+    )
     return out
