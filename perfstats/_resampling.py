@@ -139,6 +139,8 @@ def iid_quantiles(
     not the same numbers: see :mod:`perfstats._kernels.orderstat`.
     """
     qs = np.ascontiguousarray(qs, dtype=np.float64)
+    # A Python int key would compile a signed variant of the stream hash.
+    key = np.uint64(key)
     work = ko.iid_work(sorted_x.size, qs.size, n_resamples)
     out: np.ndarray = run_kernel(
         ko.iid_quantiles_serial, ko.iid_quantiles_parallel, work, sorted_x, qs, n_resamples, key

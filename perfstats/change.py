@@ -309,9 +309,9 @@ def relative_change(
         else:
             # Independent samples draw from independent keys.
             base = iid_quantiles(np.sort(xb), qs, b, key)[:, 0]
-            cand = iid_quantiles(np.sort(xc), qs, b, mix64(key ^ np.uint64(0x5851F42D4C957F2D)))[
-                :, 0
-            ]
+            cand = iid_quantiles(
+                np.sort(xc), qs, b, np.uint64(mix64(key ^ np.uint64(0x5851F42D4C957F2D)))
+            )[:, 0]
             dist = cand / base - 1.0
         return _result(xb, xc, dist, kind, q, lvl, label, paired, groups, per_pair, b)
     # Observations are relabelled so that counts are indexed in sorted order
