@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import band as kb
 from ._kernels import orderstat as ko
 from ._kernels import resample as kr
 from ._kernels.threads import run_kernel
@@ -94,6 +95,8 @@ def resampled_stats(
     scheme: Scheme, qs: FloatArray, with_mean: bool, n_resamples: int, key: np.uint64
 ) -> np.ndarray:
     """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked."""
+    if not with_mean and qs.size and use_band_engine(scheme):
+        return band_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
     out = kr.bootstrap_stats(
         scheme.sorted_x,
@@ -146,3 +149,44 @@ def iid_quantiles(
         ko.iid_quantiles_serial, ko.iid_quantiles_parallel, work, sorted_x, qs, n_resamples, key
     )
     return out
+
+
+def use_band_engine(scheme: Scheme) -> bool:
+    """Whether block-bootstrap quantiles pay for the band tables (same numbers either way).
+
+    A block then costs O(1) plus its band members instead of O(block), so
+    bands pay for long blocks, or for large samples, whose counts no longer
+    fit in cache.
+    """
+    n = scheme.sorted_x.size
+    block = 1.0 if scheme.block is None else scheme.block
+    if scheme.kind == kr.IID or not n < 2**31 - 1:
+        return False
+    return (n >= ORDER_MIN_N and block >= 8) or (n >= 2**18 and block >= 3)
+
+
+def band_stats(
+    scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64, spread: float = kb.SPREAD
+) -> np.ndarray:
+    """Block-bootstrap quantiles from bands of order statistics: the direct engine's numbers."""
+    n = scheme.sorted_x.size
+    block = 1.0 if scheme.block is None else scheme.block
+    m = ((n - int(block)) // int(block)) * int(block) if scheme.kind == kr.SUPERFLOW else n
+    # Ascending, as the recount (quantiles_from_counts) needs; restored below.
+    order = np.argsort(qs, kind="stable")
+    qs = np.ascontiguousarray(qs[order], dtype=np.float64)
+    band_lo, band_hi, q_band = kb.plan_bands(scheme.ranks, qs, m, block, spread)
+    prefix, member_slot, offset = kb.band_tables(scheme.ranks, band_lo, band_hi)
+    # Per resample: O(bands) per block, each band member about once, and
+    # the walks over the bands.
+    work = n_resamples * (m // max(1, int(block)) * (band_lo.size + 2) + 2 * member_slot.size)
+    out: np.ndarray = run_kernel(
+        kb.band_serial,
+        kb.band_parallel,
+        max(work, n_resamples * 1000),
+        scheme.sorted_x, scheme.ranks, qs, q_band, band_lo, offset, prefix,
+        member_slot, n_resamples, np.uint64(key), scheme.kind, block,
+    )  # fmt: skip
+    restored = np.empty_like(out)
+    restored[:, order] = out
+    return restored
