@@ -92,9 +92,21 @@ def make_scheme(x: FloatArray, block_length: Any, block_kind: str) -> Scheme:
 
 
 def resampled_stats(
-    scheme: Scheme, qs: FloatArray, with_mean: bool, n_resamples: int, key: np.uint64
+    scheme: Scheme,
+    qs: FloatArray,
+    with_mean: bool,
+    n_resamples: int,
+    key: np.uint64,
+    engine: str = "auto",
 ) -> np.ndarray:
-    """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked."""
+    """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked.
+
+    Block schemes: long blocks or large samples go through the band engine
+    (the same numbers); under ``engine="auto"``, short fixed-length blocks
+    of a large sample go through block classes (the same distribution).
+    """
+    if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
+        return band_stats(scheme, qs, n_resamples, key, classes=True)
     if not with_mean and qs.size and use_band_engine(scheme):
         return band_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
@@ -165,10 +177,33 @@ def use_band_engine(scheme: Scheme) -> bool:
     return (n >= ORDER_MIN_N and block >= 8) or (n >= 2**18 and block >= 3)
 
 
+# Short blocks of large samples draw their plain blocks by class (see band.py).
+CLASS_MIN_N = 2**18
+_MAX_CLASS_CODES = 4096
+
+
+def use_class_engine(scheme: Scheme, n_quantiles: int) -> bool:
+    """Whether short blocks of a large sample should be drawn by class."""
+    if scheme.kind not in (kr.MOVING, kr.CIRCULAR, kr.SUPERFLOW) or scheme.block is None:
+        return False
+    n = scheme.sorted_x.size
+    b = int(scheme.block)
+    return CLASS_MIN_N <= n < 2**31 - 1 and (b + 1) ** n_quantiles <= _MAX_CLASS_CODES
+
+
 def band_stats(
-    scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64, spread: float = kb.SPREAD
+    scheme: Scheme,
+    qs: FloatArray,
+    n_resamples: int,
+    key: np.uint64,
+    spread: float = kb.SPREAD,
+    classes: bool = False,
 ) -> np.ndarray:
-    """Block-bootstrap quantiles from bands of order statistics: the direct engine's numbers."""
+    """Block-bootstrap quantiles from bands of order statistics.
+
+    ``classes=False``: the direct engine's numbers. ``classes=True`` (fixed
+    block lengths only): plain blocks drawn by class, the same distribution.
+    """
     n = scheme.sorted_x.size
     block = 1.0 if scheme.block is None else scheme.block
     m = ((n - int(block)) // int(block)) * int(block) if scheme.kind == kr.SUPERFLOW else n
@@ -180,6 +215,24 @@ def band_stats(
     # Per resample: O(bands) per block, each band member about once, and
     # the walks over the bands.
     work = n_resamples * (m // max(1, int(block)) * (band_lo.size + 2) + 2 * member_slot.size)
+    if classes:
+        b = int(block)
+        n_starts = n - b if scheme.kind == kr.SUPERFLOW else n - b + 1
+        if scheme.kind == kr.CIRCULAR:
+            n_starts = n
+        touch, class_below, class_starts, class_offset = kb.block_classes(prefix, n, b, n_starts)
+        work = n_resamples * (4 * member_slot.size + 30 * class_offset.size * 20)
+        got: np.ndarray = run_kernel(
+            kb.class_serial,
+            kb.class_parallel,
+            work,
+            scheme.sorted_x, scheme.ranks, qs, q_band, band_lo, offset, prefix, member_slot,
+            touch, class_below, class_starts, class_offset, n_resamples, np.uint64(key),
+            scheme.kind, b,
+        )  # fmt: skip
+        restored = np.empty_like(got)
+        restored[:, order] = got
+        return restored
     out: np.ndarray = run_kernel(
         kb.band_serial,
         kb.band_parallel,

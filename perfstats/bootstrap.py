@@ -113,7 +113,7 @@ def bootstrap_distribution(
     if block_length is None and use_order_engine(eng, x.size):
         return iid_quantiles(np.sort(x), qs, n_res, key)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind)
-    return resampled_stats(scheme, qs, False, n_res, key)[:, 0].copy()
+    return resampled_stats(scheme, qs, False, n_res, key, eng)[:, 0].copy()
 
 
 # Positions generated at once for a callable: at most this many bytes.

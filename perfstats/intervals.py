@@ -188,7 +188,7 @@ def percentile_ci(
     else:
         if method == "bootstrap":
             scheme = make_scheme(x, None, block_kind)
-        boot = resampled_stats(scheme, qs, False, n_res, stream_key(rng))
+        boot = resampled_stats(scheme, qs, False, n_res, stream_key(rng), eng)
         bounds = np.quantile(boot, [tail, 1.0 - tail], axis=0)
         lows, highs = bounds[0], bounds[1]
 

@@ -210,3 +210,33 @@ def iid_quantiles_parallel(
 def iid_work(n: int, n_quantiles: int, n_resamples: int) -> int:
     """Element visits of :func:`iid_quantiles_serial`, in the units of ``threads``."""
     return int(n_resamples * max(n_quantiles, 1) * 60 * math.log2(n + 2))
+
+
+@nb.njit(cache=True)
+def binomial(state: np.uint64, n: int, p: float) -> tuple[np.uint64, int]:
+    """Binomial(n, p), exactly, in O(log n) Beta draws.
+
+    The a-th smallest of n uniforms is Beta(a, n + 1 - a); those below it
+    are uniform below it and those above uniform above it, so the count of
+    uniforms below ``p`` recurses on one side (Devroye 1986, Ch. X.4).
+    """
+    x = 0
+    while n > LEAF:
+        if p <= 0.0:
+            return state, x
+        if p >= 1.0:
+            return state, x + n
+        a = 1 + n // 2
+        state, u = beta(state, a, n + 1 - a)
+        if p < u:
+            n = a - 1
+            p = p / u
+        else:
+            x += a
+            n = n - a
+            p = (p - u) / (1.0 - u)
+    for _ in range(n):
+        state, v = next_u64(state)
+        if np.float64(v >> np.uint64(11)) * _INV53 < p:
+            x += 1
+    return state, x

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.stats as st
 
 import perfstats
 from perfstats._kernels import resample as kr
@@ -77,3 +78,24 @@ def test_band_engine_same_for_any_thread_count() -> None:
     with fixed_threads(2):
         b = perfstats.bootstrap_distribution(x, 0.5, block_length=30, n_resamples=300, rng=1)
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("block_length", "block_kind"), [(2, "moving"), (3, "circular"), (2, "superflow")]
+)
+@pytest.mark.parametrize("spread", [6.0, 0.3])
+def test_block_classes_draw_the_direct_distribution(
+    block_length: int, block_kind: str, spread: float
+) -> None:
+    # Short blocks: plain blocks drawn by class. Not the same resamples as
+    # direct counting, the same distribution (spread=0.3 completes and
+    # recounts most resamples, which must not change it either).
+    x = np.round(_ar1(4000, 0.3, 5), 2)
+    qs = np.array([0.5, 0.1, 0.95])
+    scheme = make_scheme(x, block_length, block_kind)
+    got = band_stats(scheme, qs, 3000, stream_key(21), spread=spread, classes=True)
+    ref = _direct(scheme, qs, 3000, stream_key(22))
+    for i in range(qs.size):
+        assert st.ks_2samp(got[:, i], ref[:, i]).pvalue > 1e-3
+    again = band_stats(scheme, qs, 3000, stream_key(21), spread=spread, classes=True)
+    np.testing.assert_array_equal(got, again)
