@@ -178,7 +178,7 @@ def use_band_engine(scheme: Scheme) -> bool:
 
 
 # Short blocks of large samples draw their plain blocks by class (see band.py).
-CLASS_MIN_N = 2**18
+CLASS_MIN_N = 2**14
 _MAX_CLASS_CODES = 4096
 
 
