@@ -14,8 +14,9 @@ medians of two unpaired samples of n points each (B = 10,000), for n = 10^3
 Memory: every case runs once more in a fresh process at n = 10^6 (and a
 callable statistic at two values of B), which reports its peak resident set
 size above the resident size it had with the input built and the kernels
-compiled (``resource.getrusage`` high-water mark minus ``/proc/self/statm``
-before the call); tracemalloc's peak is given beside it, but does not see
+compiled (the kernel's high-water mark ``VmHWM``, reset through
+``/proc/self/clear_refs`` just before the call, minus ``VmRSS`` at that
+point; Linux only); tracemalloc's peak is given beside it, but does not see
 numba's allocations.
 """
 
@@ -98,7 +99,7 @@ def timed(
 
 
 _MEMORY = """
-import json, resource, sys, tracemalloc
+import json, sys, tracemalloc
 import numpy as np
 sys.path.insert(0, {root!r})
 from benchmarks.scaling import case_fns
@@ -112,13 +113,20 @@ else:
     small = case_fns(5000, 20)[name][0]
     small()
     fn = case_fns(n, b)[name][0]
-page = resource.getpagesize()
-with open("/proc/self/statm") as fh:
-    before = int(fh.read().split()[1]) * page
+def status(field):
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+# Reset the high-water mark (Linux >= 4.0) so that the JIT and the input
+# building before this point do not count.
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")
+before = status("VmRSS")
 tracemalloc.start()
 fn()
 traced = tracemalloc.get_traced_memory()[1]
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = status("VmHWM")
 print(json.dumps({{"extra_rss_mb": (peak - before) / 2**20, "tracemalloc_mb": traced / 2**20}}))
 """
 
@@ -138,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path)
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true", help="skip the timings")
     args = parser.parse_args(argv)
 
     sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7) if n <= args.max_n]
@@ -154,10 +163,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"case": name, "n": n, "B": bb, "s": t, "sort_s": s, "vary": tag})
             print(f"{name:<42} {n:>9,} {bb:>6,} {t:>9.4f} {s:>9.4f} {t / s:>7.1f}x", flush=True)
 
-    for n in sizes:
-        run(n, 1000, "n")
-    for b in (100, 10_000):
-        run(10**5, b, "B")
+    if not args.memory_only:
+        for n in sizes:
+            run(n, 1000, "n")
+        for b in (100, 10_000):
+            run(10**5, b, "B")
 
     mem: list[dict[str, Any]] = []
     if not args.no_memory:

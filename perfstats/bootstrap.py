@@ -61,14 +61,14 @@ def bootstrap_distribution(
     rng : None, int or numpy.random.Generator
         SPEC 7 seed; identical results for any number of threads.
     engine : {"auto", "order", "direct"}, default "auto"
-        For a quantile of i.i.d. resamples: ``"order"`` draws the resample's
-        order statistics around the quantile's rank (sequential Beta draws
-        over the sorted sample, O(log n) per resample), ``"direct"`` draws
-        every point (the very resamples a callable receives). Same
-        distribution, different numbers; ``"auto"`` takes ``"order"`` from
-        n = 2,048 on. Block schemes, the mean and callables always draw
-        directly.
-
+        For a quantile: ``"order"`` draws an i.i.d. resample's order
+        statistics around the quantile's rank (sequential Beta draws over
+        the sorted sample, O(log n) per resample), ``"direct"`` draws every
+        point (the very resamples a callable receives). ``"auto"`` takes
+        ``"order"`` from n = 2,048 on, and for short fixed-length blocks of
+        16,384 points or more draws the blocks far from the quantile by
+        class (see :func:`perfstats.percentile_ci`). Same distribution,
+        different numbers. The mean and callables always draw directly.
     Returns
     -------
     numpy.ndarray

@@ -118,16 +118,18 @@ def percentile_ci(
         Seed for the resampling methods (SPEC 7). The same seed gives the
         same interval whatever the number of threads.
     engine : {"auto", "order", "direct"}, default "auto"
-        How ``"bootstrap"`` draws its resampled quantiles. ``"order"``
+        How resampled quantiles are drawn. ``"bootstrap"``: ``"order"``
         draws each resample's order statistics around the wanted ranks
         (sequential Beta draws over the sorted sample, O(log n) per
         quantile instead of O(n) per resample); ``"direct"`` draws every
         resampled point and counts ranks (the resamples of
         :func:`perfstats.bootstrap_distribution` with a callable statistic,
-        value for value). Both have the same distribution; ``"auto"`` takes
-        ``"order"`` from n = 2,048 on, where it is the faster. ``"block"``
-        always draws directly.
-
+        value for value); ``"auto"`` takes ``"order"`` from n = 2,048 on.
+        ``"block"``: long blocks and large samples count only the points
+        near the wanted ranks (the same numbers as counting all); under
+        ``"auto"``, short fixed-length blocks of 16,384 points or more draw
+        the blocks far from the wanted ranks by class. The engines draw the
+        same distribution, not the same numbers.
     Returns
     -------
     Interval or tuple of Interval
