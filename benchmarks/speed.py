@@ -169,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(CONDITIONS),
         help="comma-separated subset of " + ", ".join(CONDITIONS),
     )
+    parser.add_argument(
+        "--repeats", type=int, help="interleaved rounds per side (default 7, quick 3)"
+    )
     parser.add_argument("--as-load", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.as_load:
@@ -187,9 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             cols = f"{'perfstats':>10} {'1 thread':>10} {'anchor':>10} {'ratio':>7} {'vs 1t':>6}"
             print(f"\n[{condition}] {'case':<70} {cols}")
             for case in todo:
-                row = time_case(
-                    case, repeats=3 if args.quick else 7, target_s=0.01 if args.quick else 0.05
-                )
+                repeats = args.repeats or (3 if args.quick else 7)
+                row = time_case(case, repeats=repeats, target_s=0.01 if args.quick else 0.05)
                 rows.append(row)
                 print(
                     f"[{condition}] {case.name:<70} {row['perfstats_s'] * 1e3:>8.3f}ms "
