@@ -5,8 +5,9 @@ list[SpeedCase]``; ``benchmarks/speed.py`` collects them. The sides of a case
 (perfstats as shipped, the same perfstats call with every kernel on one
 thread, and the anchor) are timed in interleaved rounds in the same process,
 after a warm-up call that also pays numba's JIT, so that machine noise and
-stalls hit all sides alike. The time of a side is the **median** of its
-rounds: best-of would hide exactly the stalls that contention causes.
+stalls hit all sides alike; the side that goes first rotates from round to
+round. The time of a side is the **median** of its rounds: best-of would
+hide exactly the stalls that contention causes.
 """
 
 from __future__ import annotations
@@ -64,9 +65,12 @@ def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> d
         fn()
     inner = [_inner_count(fn, target_s) for fn in sides]
     times: list[list[float]] = [[], [], []]
-    for _ in range(repeats):
-        for i, fn in enumerate(sides):
-            times[i].append(_once(fn, inner[i]))
+    for r in range(repeats):
+        # Rotate which side goes first: a side timed right after the anchor
+        # pays for the caches the anchor evicted.
+        for k in range(3):
+            i = (r + k) % 3
+            times[i].append(_once(sides[i], inner[i]))
     p, s, a = (statistics.median(t) for t in times)
     return {
         "name": case.name,
