@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", type=Path)
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--memory-only", action="store_true", help="skip the timings")
+    parser.add_argument("--sizes", type=int, nargs="+", help="time only these n (B = 1,000)")
     args = parser.parse_args(argv)
 
     sizes = [n for n in (10**3, 10**4, 10**5, 10**6, 10**7) if n <= args.max_n]
@@ -163,7 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"case": name, "n": n, "B": bb, "s": t, "sort_s": s, "vary": tag})
             print(f"{name:<42} {n:>9,} {bb:>6,} {t:>9.4f} {s:>9.4f} {t / s:>7.1f}x", flush=True)
 
-    if not args.memory_only:
+    if args.sizes:
+        for n in args.sizes:
+            run(n, 1000, "n")
+    elif not args.memory_only:
         for n in sizes:
             run(n, 1000, "n")
         for b in (100, 10_000):

@@ -180,6 +180,7 @@ def use_band_engine(scheme: Scheme) -> bool:
 # Short blocks of large samples draw their plain blocks by class (see band.py).
 CLASS_MIN_N = 2**14
 _MAX_CLASS_CODES = 4096
+_CLASS_MAX_BLOCK = 8
 
 
 def use_class_engine(scheme: Scheme, n_quantiles: int) -> bool:
@@ -188,7 +189,12 @@ def use_class_engine(scheme: Scheme, n_quantiles: int) -> bool:
         return False
     n = scheme.sorted_x.size
     b = int(scheme.block)
-    return CLASS_MIN_N <= n < 2**31 - 1 and (b + 1) ** n_quantiles <= _MAX_CLASS_CODES
+    # Longer blocks mostly touch a band: then the band engine is the faster.
+    return (
+        CLASS_MIN_N <= n < 2**31 - 1
+        and b < _CLASS_MAX_BLOCK
+        and (b + 1) ** n_quantiles <= _MAX_CLASS_CODES
+    )
 
 
 def band_stats(

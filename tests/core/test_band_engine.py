@@ -71,12 +71,14 @@ def test_public_block_interval_unchanged_by_the_band_engine() -> None:
     assert [(iv.low, iv.high) for iv in ivs] == list(zip(ref[0], ref[1], strict=True))
 
 
-def test_band_engine_same_for_any_thread_count() -> None:
+@pytest.mark.parametrize("block_length", [30, 2])  # bands; block classes
+def test_band_engines_same_for_any_thread_count(block_length: int) -> None:
     x = _ar1(30_000, 0.5, 4)
+    kw = {"block_length": block_length, "n_resamples": 300, "rng": 1}
     with one_thread():
-        a = perfstats.bootstrap_distribution(x, 0.5, block_length=30, n_resamples=300, rng=1)
+        a = perfstats.bootstrap_distribution(x, 0.5, **kw)  # type: ignore[arg-type]
     with fixed_threads(2):
-        b = perfstats.bootstrap_distribution(x, 0.5, block_length=30, n_resamples=300, rng=1)
+        b = perfstats.bootstrap_distribution(x, 0.5, **kw)  # type: ignore[arg-type]
     np.testing.assert_array_equal(a, b)
 
 
