@@ -1,9 +1,13 @@
 """Side-by-side timing of perfstats against an anchor implementation.
 
 Each ``benchmarks/cases_*.py`` module exposes ``cases(quick: bool) ->
-list[SpeedCase]``; ``benchmarks/speed.py`` collects them. Both sides of a case
-are timed alternately in the same process (median of repeats, after a warm-up
-call that also pays numba's JIT), so machine noise hits both alike.
+list[SpeedCase]``; ``benchmarks/speed.py`` collects them. The sides of a case
+(perfstats as shipped, the same perfstats call with every kernel on one
+thread, and the anchor) are timed in interleaved rounds in the same process,
+after a warm-up call that also pays numba's JIT, so that machine noise and
+stalls hit all sides alike; the side that goes first rotates from round to
+round. The time of a side is the **median** of its rounds: best-of would
+hide exactly the stalls that contention causes.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from perfstats._kernels.threads import one_thread
 
 
 @dataclass(frozen=True)
@@ -38,23 +44,40 @@ def _inner_count(fn: Callable[[], object], target_s: float) -> int:
     return max(1, min(10_000, int(target_s / max(one, 1e-7))))
 
 
+def _single(fn: Callable[[], object]) -> Callable[[], object]:
+    def run() -> object:
+        with one_thread():
+            return fn()
+
+    return run
+
+
 def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> dict[str, Any]:
-    """Median time of each side over ``repeats`` alternating rounds."""
-    case.perfstats()
-    case.anchor_fn()
-    inner_p = _inner_count(case.perfstats, target_s)
-    inner_a = _inner_count(case.anchor_fn, target_s)
-    tp: list[float] = []
-    ta: list[float] = []
-    for _ in range(repeats):
-        tp.append(_once(case.perfstats, inner_p))
-        ta.append(_once(case.anchor_fn, inner_a))
-    p = statistics.median(tp)
-    a = statistics.median(ta)
+    """Median time of each side over ``repeats`` interleaved rounds.
+
+    ``one_thread_s`` is the perfstats call with every kernel serial;
+    ``vs_one_thread = one_thread_s / perfstats_s`` (>= 1: the default is at
+    least as fast as one thread).
+    """
+    single = _single(case.perfstats)
+    sides = (case.perfstats, single, case.anchor_fn)
+    for fn in sides:
+        fn()
+    inner = [_inner_count(fn, target_s) for fn in sides]
+    times: list[list[float]] = [[], [], []]
+    for r in range(repeats):
+        # Rotate which side goes first: a side timed right after the anchor
+        # pays for the caches the anchor evicted.
+        for k in range(3):
+            i = (r + k) % 3
+            times[i].append(_once(sides[i], inner[i]))
+    p, s, a = (statistics.median(t) for t in times)
     return {
         "name": case.name,
         "perfstats_s": p,
+        "one_thread_s": s,
         "anchor": case.anchor,
         "anchor_s": a,
         "ratio": a / p,
+        "vs_one_thread": s / p,
     }

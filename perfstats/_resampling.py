@@ -9,10 +9,17 @@ from typing import Any
 
 import numpy as np
 
+from ._kernels import band as kb
+from ._kernels import orderstat as ko
 from ._kernels import resample as kr
+from ._kernels.threads import run_kernel
 from ._validation import FloatArray, check_choice
 
 BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
+ENGINES = ("auto", "order", "direct")
+# From this sample size on, the order-statistic engine (O(k log n) per
+# resample) beats counting ranks (O(n) per resample) for a few quantiles.
+ORDER_MIN_N = 2048
 _KIND_CODE = {
     "moving": kr.MOVING,
     "circular": kr.CIRCULAR,
@@ -85,9 +92,23 @@ def make_scheme(x: FloatArray, block_length: Any, block_kind: str) -> Scheme:
 
 
 def resampled_stats(
-    scheme: Scheme, qs: FloatArray, with_mean: bool, n_resamples: int, key: np.uint64
+    scheme: Scheme,
+    qs: FloatArray,
+    with_mean: bool,
+    n_resamples: int,
+    key: np.uint64,
+    engine: str = "auto",
 ) -> np.ndarray:
-    """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked."""
+    """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked.
+
+    Block schemes: long blocks or large samples go through the band engine
+    (the same numbers); under ``engine="auto"``, short fixed-length blocks
+    of a large sample go through block classes (the same distribution).
+    """
+    if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
+        return band_stats(scheme, qs, n_resamples, key, classes=True)
+    if not with_mean and qs.size and use_band_engine(scheme):
+        return band_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
     out = kr.bootstrap_stats(
         scheme.sorted_x,
@@ -106,3 +127,125 @@ def resampled_stats(
             restored[:, -1] = out[:, -1]
         return restored
     return out
+
+
+def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
+    """Validate ``engine``; ``"order"`` needs an i.i.d. resample of quantiles."""
+    check_choice(engine, "engine", ENGINES)
+    if engine == "order" and not (iid and quantiles):
+        raise ValueError(
+            "engine='order' draws quantiles of i.i.d. resamples only; use engine='auto' "
+            "or 'direct' for block schemes, the mean or a callable statistic"
+        )
+    return str(engine)
+
+
+def use_order_engine(engine: str, n: int) -> bool:
+    """Whether an i.i.d. resample of quantiles should use the order-statistic engine."""
+    return engine == "order" or (engine == "auto" and n >= ORDER_MIN_N)
+
+
+def iid_quantiles(
+    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Resampled quantiles ``qs`` (columns in the order given) by uniform order statistics.
+
+    The same distribution as :func:`resampled_stats` on an i.i.d. scheme,
+    not the same numbers: see :mod:`perfstats._kernels.orderstat`.
+    """
+    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    # A Python int key would compile a signed variant of the stream hash.
+    key = np.uint64(key)
+    work = ko.iid_work(sorted_x.size, qs.size, n_resamples)
+    out: np.ndarray = run_kernel(
+        ko.iid_quantiles_serial, ko.iid_quantiles_parallel, work, sorted_x, qs, n_resamples, key
+    )
+    return out
+
+
+def use_band_engine(scheme: Scheme) -> bool:
+    """Whether block-bootstrap quantiles pay for the band tables (same numbers either way).
+
+    A block then costs O(1) plus its band members instead of O(block), so
+    bands pay for long blocks, or for large samples, whose counts no longer
+    fit in cache.
+    """
+    n = scheme.sorted_x.size
+    block = 1.0 if scheme.block is None else scheme.block
+    if scheme.kind == kr.IID or not n < 2**31 - 1:
+        return False
+    return (n >= ORDER_MIN_N and block >= 8) or (n >= 2**18 and block >= 3)
+
+
+# Short blocks of large samples draw their plain blocks by class (see band.py).
+CLASS_MIN_N = 2**14
+_MAX_CLASS_CODES = 4096
+_CLASS_MAX_BLOCK = 8
+
+
+def use_class_engine(scheme: Scheme, n_quantiles: int) -> bool:
+    """Whether short blocks of a large sample should be drawn by class."""
+    if scheme.kind not in (kr.MOVING, kr.CIRCULAR, kr.SUPERFLOW) or scheme.block is None:
+        return False
+    n = scheme.sorted_x.size
+    b = int(scheme.block)
+    # Longer blocks mostly touch a band: then the band engine is the faster.
+    return (
+        CLASS_MIN_N <= n < 2**31 - 1
+        and b < _CLASS_MAX_BLOCK
+        and (b + 1) ** n_quantiles <= _MAX_CLASS_CODES
+    )
+
+
+def band_stats(
+    scheme: Scheme,
+    qs: FloatArray,
+    n_resamples: int,
+    key: np.uint64,
+    spread: float = kb.SPREAD,
+    classes: bool = False,
+) -> np.ndarray:
+    """Block-bootstrap quantiles from bands of order statistics.
+
+    ``classes=False``: the direct engine's numbers. ``classes=True`` (fixed
+    block lengths only): plain blocks drawn by class, the same distribution.
+    """
+    n = scheme.sorted_x.size
+    block = 1.0 if scheme.block is None else scheme.block
+    m = ((n - int(block)) // int(block)) * int(block) if scheme.kind == kr.SUPERFLOW else n
+    # Ascending, as the recount (quantiles_from_counts) needs; restored below.
+    order = np.argsort(qs, kind="stable")
+    qs = np.ascontiguousarray(qs[order], dtype=np.float64)
+    band_lo, band_hi, q_band = kb.plan_bands(scheme.ranks, qs, m, block, spread)
+    prefix, member_slot, offset = kb.band_tables(scheme.ranks, band_lo, band_hi)
+    # Per resample: O(bands) per block, each band member about once, and
+    # the walks over the bands.
+    work = n_resamples * (m // max(1, int(block)) * (band_lo.size + 2) + 2 * member_slot.size)
+    if classes:
+        b = int(block)
+        n_starts = n - b if scheme.kind == kr.SUPERFLOW else n - b + 1
+        if scheme.kind == kr.CIRCULAR:
+            n_starts = n
+        touch, class_below, class_starts, class_offset = kb.block_classes(prefix, n, b, n_starts)
+        work = n_resamples * (4 * member_slot.size + 30 * class_offset.size * 20)
+        got: np.ndarray = run_kernel(
+            kb.class_serial,
+            kb.class_parallel,
+            work,
+            scheme.sorted_x, scheme.ranks, qs, q_band, band_lo, offset, prefix, member_slot,
+            touch, class_below, class_starts, class_offset, n_resamples, np.uint64(key),
+            scheme.kind, b,
+        )  # fmt: skip
+        restored = np.empty_like(got)
+        restored[:, order] = got
+        return restored
+    out: np.ndarray = run_kernel(
+        kb.band_serial,
+        kb.band_parallel,
+        max(work, n_resamples * 1000),
+        scheme.sorted_x, scheme.ranks, qs, q_band, band_lo, offset, prefix,
+        member_slot, n_resamples, np.uint64(key), scheme.kind, block,
+    )  # fmt: skip
+    restored = np.empty_like(out)
+    restored[:, order] = out
+    return restored

@@ -8,8 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels.resample import resample_positions
-from ._resampling import BLOCK_KINDS, make_scheme, resampled_stats
+from ._kernels.resample import resample_positions_range
+from ._resampling import (
+    BLOCK_KINDS,
+    check_engine,
+    iid_quantiles,
+    make_scheme,
+    resampled_stats,
+    use_order_engine,
+)
 from ._rng import stream_key
 from ._validation import as_sample, check_choice, check_fraction, check_int
 
@@ -22,13 +29,16 @@ def bootstrap_distribution(
     block_length: Any = None,
     block_kind: str = "moving",
     rng: Any = None,
+    engine: str = "auto",
 ) -> np.ndarray:
     """Resampled values of a statistic.
 
     The named statistics run in numba without materialising the resamples
-    (counts per rank, one cumulative pass); a callable receives each
-    resample as a NumPy array (the same resamples, drawn from the same
-    streams).
+    (counts per rank, one cumulative pass; or, for a quantile of i.i.d.
+    resamples, only the order statistics around its rank); a callable
+    receives each resample as a NumPy array (the same resamples as
+    ``engine="direct"``, drawn from the same streams), generated a few at a
+    time so that memory stays bounded for any ``n_resamples``.
 
     Parameters
     ----------
@@ -50,7 +60,15 @@ def bootstrap_distribution(
         kept to reproduce their published figures.
     rng : None, int or numpy.random.Generator
         SPEC 7 seed; identical results for any number of threads.
-
+    engine : {"auto", "order", "direct"}, default "auto"
+        For a quantile: ``"order"`` draws an i.i.d. resample's order
+        statistics around the quantile's rank (sequential Beta draws over
+        the sorted sample, O(log n) per resample), ``"direct"`` draws every
+        point (the very resamples a callable receives). ``"auto"`` takes
+        ``"order"`` from n = 2,048 on, and for short fixed-length blocks of
+        16,384 points or more draws the blocks far from the quantile by
+        class (see :func:`perfstats.percentile_ci`). Same distribution,
+        different numbers. The mean and callables always draw directly.
     Returns
     -------
     numpy.ndarray
@@ -71,23 +89,18 @@ def bootstrap_distribution(
     n_res = check_int(n_resamples, "n_resamples", minimum=1)
     if block_length is not None:
         check_choice(block_kind, "block_kind", BLOCK_KINDS)
-    scheme = make_scheme(x, block_length, block_kind)
+    is_quantile = not callable(statistic) and not (
+        isinstance(statistic, str) and statistic == "mean"
+    )
+    eng = check_engine(engine, iid=block_length is None, quantiles=is_quantile)
     key = stream_key(rng)
-
     if callable(statistic):
-        positions = resample_positions(
-            x.size,
-            n_res,
-            key,
-            scheme.kind,
-            1.0 if scheme.block is None else scheme.block,
-            scheme.order,
-        )
-        values = [statistic(x[row]) for row in positions]
-        return np.asarray(values, dtype=np.float64)
+        scheme = make_scheme(x, block_length, block_kind)
+        return _callable_distribution(x, statistic, scheme, n_res, key)
     if isinstance(statistic, str):
         check_choice(statistic, "statistic", ("mean", "median"))
         if statistic == "mean":
+            scheme = make_scheme(x, block_length, block_kind)
             return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
         qs = np.array([0.5])
     elif isinstance(statistic, numbers.Real) and not isinstance(statistic, bool):
@@ -97,4 +110,28 @@ def bootstrap_distribution(
             f"statistic must be 'mean', 'median', a quantile in [0, 1] or a callable, "
             f"got {statistic!r}"
         )
-    return resampled_stats(scheme, qs, False, n_res, key)[:, 0].copy()
+    if block_length is None and use_order_engine(eng, x.size):
+        return iid_quantiles(np.sort(x), qs, n_res, key)[:, 0].copy()
+    scheme = make_scheme(x, block_length, block_kind)
+    return resampled_stats(scheme, qs, False, n_res, key, eng)[:, 0].copy()
+
+
+# Positions generated at once for a callable: at most this many bytes.
+_POSITIONS_BYTES = 8 * 2**20
+
+
+def _callable_distribution(
+    x: np.ndarray, statistic: Callable[[np.ndarray], Any], scheme: Any, n_res: int, key: np.uint64
+) -> np.ndarray:
+    """A callable's values over the resamples, streamed a few resamples at a time."""
+    out = np.empty(n_res)
+    per_chunk = max(1, _POSITIONS_BYTES // (8 * max(x.size, 1)))
+    block = 1.0 if scheme.block is None else scheme.block
+    for first in range(0, n_res, per_chunk):
+        last = min(n_res, first + per_chunk)
+        positions = resample_positions_range(
+            x.size, first, last, key, scheme.kind, block, scheme.order
+        )
+        for i, row in enumerate(positions):
+            out[first + i] = float(statistic(x[row]))
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sized
 from typing import Any
 
@@ -11,6 +12,8 @@ from ._validation import as_sample, check_int
 from .decision import Decision
 from .rules._wording import runs
 from .rules.base import Rule
+
+_INITIAL_CAPACITY = 64
 
 
 class Monitor:
@@ -37,7 +40,7 @@ class Monitor:
     Attributes
     ----------
     data : numpy.ndarray
-        Every measurement added so far, in order.
+        Every measurement added so far, in order (a read-only view).
     decision : Decision
         The latest decision.
     history : list of Decision
@@ -60,13 +63,42 @@ class Monitor:
         self.rule = rule
         self.min_n = rule.min_n if min_n is None else check_int(min_n, "min_n", minimum=1)
         self.max_n = None if max_n is None else check_int(max_n, "max_n", minimum=1)
-        self._data: list[float] = []
+        # An append-only buffer that doubles when full: one add costs O(1)
+        # amortised, and the rule sees a view of its prefix, never a copy.
+        # Values once written are never changed, so views handed out stay valid.
+        self._buf = np.empty(_INITIAL_CAPACITY)
+        self._n = 0
         self.history: list[Decision] = []
         self.decision = Decision(stop=False, n=0, rule=rule.name, reason="no runs yet", details={})
 
     @property
     def data(self) -> np.ndarray:
-        return np.asarray(self._data, dtype=np.float64)
+        view = self._buf[: self._n]
+        view.flags.writeable = False
+        return view
+
+    def _append(self, values: Any) -> None:
+        """Validate and store ``values`` (a number or a 1-D sample)."""
+        if (type(values) is float or type(values) is int) and not isinstance(values, bool):
+            # The common single-value path skips as_sample's array round trip.
+            value = float(values)
+            if not math.isfinite(value):
+                as_sample([value], "values")  # raises with the usual message
+            self._reserve(1)
+            self._buf[self._n] = value
+            self._n += 1
+            return
+        new_values = as_sample(values, "values")
+        self._reserve(new_values.size)
+        self._buf[self._n : self._n + new_values.size] = new_values
+        self._n += new_values.size
+
+    def _reserve(self, extra: int) -> None:
+        need = self._n + extra
+        if need > self._buf.size:
+            grown = np.empty(max(need, 2 * self._buf.size))
+            grown[: self._n] = self._buf[: self._n]
+            self._buf = grown
 
     @property
     def stopped(self) -> bool:
@@ -96,17 +128,18 @@ class Monitor:
         >>> m.add(1.0).reason
         '1 run; next check at 3 (no judgement yet)'
         """
-        if isinstance(values, (int, float, np.number)) and not isinstance(values, bool):
-            values = [values]
-        if _is_empty_batch(values):
+        if isinstance(values, np.number) and not isinstance(values, np.bool_):
+            values = float(values)
+        elif (not isinstance(values, (int, float)) or isinstance(values, bool)) and (
+            _is_empty_batch(values)
+        ):
             return self.decision
-        new_values = as_sample(values, "values")
-        old = len(self._data)
-        self._data.extend(new_values.tolist())
+        old = self._n
+        self._append(values)
         if self.decision.stop:
             return self.decision
         full = self.data
-        for mark in self._boundaries(old, len(self._data)):
+        for mark in self._boundaries(old, self._n):
             if mark % self.rule.interval != 0 or mark < self.min_n:
                 # An off-grid max_n is where the runs end, not a judgement:
                 # replay charges such a test its runs without asking the rule
@@ -121,8 +154,8 @@ class Monitor:
             if decision.stop:
                 break
         else:
-            if not self.history or self.history[-1].n != len(self._data):
-                self.decision = self._waiting(len(self._data))
+            if not self.history or self.history[-1].n != self._n:
+                self.decision = self._waiting(self._n)
         return self.decision
 
     def _ran_out(self, last: Decision, n: int) -> Decision:
@@ -149,7 +182,7 @@ class Monitor:
         )
 
     def __repr__(self) -> str:
-        return f"Monitor({self.rule!r}, n={len(self._data)}, stop={self.decision.stop})"
+        return f"Monitor({self.rule!r}, n={self._n}, stop={self.decision.stop})"
 
 
 def _is_empty_batch(values: Any) -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._validation import FloatArray
 from .random import hi_index, lo_index, next_u64, stream_state
+from .threads import run_kernel
 
 MEAN = 0
 QUANTILE = 1
@@ -102,8 +103,8 @@ def stat_from_counts(
     return math.nan  # unreachable for total >= 1
 
 
-@nb.njit(cache=True, parallel=True)
-def unpaired_changes(
+@nb.njit(cache=True)
+def _unpaired_chunk(
     xb: FloatArray,
     ob: IntArray,
     mb: IntArray,
@@ -114,32 +115,26 @@ def unpaired_changes(
     sc: IntArray,
     kind: int,
     q: float,
-    n_resamples: int,
+    first: int,
+    last: int,
     key: np.uint64,
-) -> FloatArray:
-    """Independent resamples of baseline ``xb`` and candidate ``xc``.
-
-    ``ob``/``oc`` sort each sample; ``mb, sb`` / ``mc, sc`` its grouping.
-    """
-    out = np.empty(n_resamples)
-    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
-    for c in nb.prange(_CHUNKS):
-        cb = np.zeros(xb.size, dtype=np.int64)
-        cc = np.zeros(xc.size, dtype=np.int64)
-        for b in range(c * chunk, min(n_resamples, (c + 1) * chunk)):
-            cb[:] = 0
-            cc[:] = 0
-            state = stream_state(key, np.int64(b))
-            state, tb = add_two_level(cb, mb, sb, state)
-            state, tc = add_two_level(cc, mc, sc, state)
-            base = stat_from_counts(xb, ob, cb, tb, kind, q)
-            cand = stat_from_counts(xc, oc, cc, tc, kind, q)
-            out[b] = cand / base - 1.0
-    return out
+    out: FloatArray,
+) -> None:
+    cb = np.zeros(xb.size, dtype=np.int64)
+    cc = np.zeros(xc.size, dtype=np.int64)
+    for b in range(first, last):
+        cb[:] = 0
+        cc[:] = 0
+        state = stream_state(key, np.int64(b))
+        state, tb = add_two_level(cb, mb, sb, state)
+        state, tc = add_two_level(cc, mc, sc, state)
+        base = stat_from_counts(xb, ob, cb, tb, kind, q)
+        cand = stat_from_counts(xc, oc, cc, tc, kind, q)
+        out[b] = cand / base - 1.0
 
 
-@nb.njit(cache=True, parallel=True)
-def paired_changes(
+@nb.njit(cache=True)
+def _paired_chunk(
     xb: FloatArray,
     ob: IntArray,
     xc: FloatArray,
@@ -148,19 +143,104 @@ def paired_changes(
     starts: IntArray,
     kind: int,
     q: float,
-    n_resamples: int,
+    first: int,
+    last: int,
     key: np.uint64,
-) -> FloatArray:
-    """Joint resamples of the pairs ``(xb[i], xc[i])``, grouped by ``members, starts``."""
+    out: FloatArray,
+) -> None:
+    counts = np.zeros(xb.size, dtype=np.int64)
+    for b in range(first, last):
+        counts[:] = 0
+        state = stream_state(key, np.int64(b))
+        state, total = add_two_level(counts, members, starts, state)
+        base = stat_from_counts(xb, ob, counts, total, kind, q)
+        cand = stat_from_counts(xc, oc, counts, total, kind, q)
+        out[b] = cand / base - 1.0
+
+
+# Serial and parallel twins share their chunk functions; each loops over the
+# same fixed chunks, so both give the same numbers (see threads.py).
+
+
+@nb.njit(cache=True)
+def _unpaired_serial(
+    xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
+    xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
+    kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
+    out = np.empty(n_resamples)
+    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
+    for c in range(_CHUNKS):
+        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
+        _unpaired_chunk(xb, ob, mb, sb, xc, oc, mc, sc, kind, q, first, last, key, out)
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def _unpaired_parallel(
+    xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
+    xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
+    kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
     out = np.empty(n_resamples)
     chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
     for c in nb.prange(_CHUNKS):
-        counts = np.zeros(xb.size, dtype=np.int64)
-        for b in range(c * chunk, min(n_resamples, (c + 1) * chunk)):
-            counts[:] = 0
-            state = stream_state(key, np.int64(b))
-            state, total = add_two_level(counts, members, starts, state)
-            base = stat_from_counts(xb, ob, counts, total, kind, q)
-            cand = stat_from_counts(xc, oc, counts, total, kind, q)
-            out[b] = cand / base - 1.0
+        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
+        _unpaired_chunk(xb, ob, mb, sb, xc, oc, mc, sc, kind, q, first, last, key, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _paired_serial(
+    xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
+    members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
+    out = np.empty(n_resamples)
+    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
+    for c in range(_CHUNKS):
+        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
+        _paired_chunk(xb, ob, xc, oc, members, starts, kind, q, first, last, key, out)
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def _paired_parallel(
+    xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
+    members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
+    out = np.empty(n_resamples)
+    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
+    for c in nb.prange(_CHUNKS):
+        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
+        _paired_chunk(xb, ob, xc, oc, members, starts, kind, q, first, last, key, out)
+    return out
+
+
+def unpaired_changes(
+    xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
+    xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
+    kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
+    """Independent resamples of baseline ``xb`` and candidate ``xc``.
+
+    ``ob``/``oc`` sort each sample; ``mb, sb`` / ``mc, sc`` its grouping.
+    """
+    work = n_resamples * (xb.size + xc.size)
+    out: FloatArray = run_kernel(
+        _unpaired_serial, _unpaired_parallel, work,
+        xb, ob, mb, sb, xc, oc, mc, sc, kind, q, n_resamples, key,
+    )  # fmt: skip
+    return out
+
+
+def paired_changes(
+    xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
+    members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
+) -> FloatArray:  # fmt: skip
+    """Joint resamples of the pairs ``(xb[i], xc[i])``, grouped by ``members, starts``."""
+    work = 2 * n_resamples * xb.size
+    out: FloatArray = run_kernel(
+        _paired_serial, _paired_parallel, work,
+        xb, ob, xc, oc, members, starts, kind, q, n_resamples, key,
+    )  # fmt: skip
     return out

@@ -19,7 +19,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
-from .threads import use_threads
+from .threads import run_kernel
 
 IID = 0
 MOVING = 1
@@ -286,31 +286,42 @@ def _parallel_stats(
 
 
 @nb.njit(cache=True)
-def resample_positions(
-    n: int, n_resamples: int, key: np.uint64, kind: int, block: float, order: np.ndarray
+def resample_positions_range(
+    n: int, first: int, last: int, key: np.uint64, kind: int, block: float, order: np.ndarray
 ) -> np.ndarray:
-    """Positions (into the original order) of every resample, for callables.
+    """Positions (into the original order) of resamples ``first .. last - 1``.
 
     Uses the same streams as :func:`bootstrap_stats`, so a callable statistic
     sees exactly the resamples the named statistics see. Shape
-    ``(n_resamples, m)`` with ``m`` the resample size of the scheme.
+    ``(last - first, m)`` with ``m`` the resample size of the scheme; callers
+    stream over ranges so that memory stays bounded for any number of
+    resamples.
     """
     if kind == SUPERFLOW:
         b = int(block)
         m = ((n - b) // b) * b
     else:
         m = n
-    out = np.empty((n_resamples, m), np.int64)
+    out = np.empty((last - first, m), np.int64)
     # Serial: the callable that consumes these positions runs in Python and
     # dominates the cost anyway.
-    for bi in range(n_resamples):
+    for bi in range(first, last):
+        row = out[bi - first]
         # The same draws as fill_counts, but recording positions in order.
-        fill_positions(out[bi], n, kind, block, stream_state(key, bi))
+        fill_positions(row, n, kind, block, stream_state(key, bi))
         if kind == IID:
             # i.i.d. draws index the sorted sample; map them back to positions.
             for j in range(m):
-                out[bi, j] = order[out[bi, j]]
+                row[j] = order[row[j]]
     return out
+
+
+@nb.njit(cache=True)
+def resample_positions(
+    n: int, n_resamples: int, key: np.uint64, kind: int, block: float, order: np.ndarray
+) -> np.ndarray:
+    """Positions of every resample at once, shape ``(n_resamples, m)`` (small inputs only)."""
+    return resample_positions_range(n, 0, n_resamples, key, kind, block, order)
 
 
 @nb.njit(cache=True)
@@ -386,6 +397,10 @@ def bootstrap_stats(
     Returns an array of shape ``(n_resamples, len(qs) + with_mean)``; the
     mean, when asked for, is the last column.
     """
-    kernel = _parallel_stats if use_threads(n_resamples * sorted_x.size) else _serial_stats
-    result: np.ndarray = kernel(sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block)
+    result: np.ndarray = run_kernel(
+        _serial_stats,
+        _parallel_stats,
+        n_resamples * sorted_x.size,
+        sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block,
+    )  # fmt: skip
     return result

@@ -58,18 +58,20 @@ def test_executor_must_be_an_executor() -> None:
 def test_single_threaded_is_per_thread_and_restored() -> None:
     import threading
 
-    from perfstats._kernels.threads import single_threaded, use_threads
+    from perfstats._kernels.threads import fixed_threads, single_threaded, use_threads
 
     big = 10**9
-    assert use_threads(big)
-    with single_threaded():
-        assert not use_threads(big)
+    # Two threads whatever the machine's load, so only single_threaded decides.
+    with fixed_threads(2):
+        assert use_threads(big)
         with single_threaded():
             assert not use_threads(big)
-        assert not use_threads(big)
-        seen: list[bool] = []
-        worker = threading.Thread(target=lambda: seen.append(use_threads(big)))
-        worker.start()
-        worker.join()
-        assert seen == [True]  # another thread of the process is not affected
-    assert use_threads(big)
+            with single_threaded():
+                assert not use_threads(big)
+            assert not use_threads(big)
+            seen: list[bool] = []
+            worker = threading.Thread(target=lambda: seen.append(use_threads(big)))
+            worker.start()
+            worker.join()
+            assert seen == [True]  # another thread of the process is not affected
+        assert use_threads(big)

@@ -1,0 +1,242 @@
+"""i.i.d. bootstrap quantiles in O(k log n) per resample, from uniform order statistics.
+
+An i.i.d. resample of the sorted sample ``s`` is ``s[floor(n U_i)]`` for n
+i.i.d. uniforms ``U_i``, so its j-th smallest value is ``s[floor(n U_(j))]``
+with ``U_(j)`` the j-th uniform order statistic. A quantile of the resample
+needs only the one or two order statistics around its rank, never the other
+n - 2 values.
+
+The uniform order statistics of one resample are built lazily on a fixed
+bisection tree over the ranks ``0 .. n + 1`` (``U_(0) = 0``, ``U_(n+1) = 1``):
+given the values at the ends of a node ``(lo, hi)``, the value at its middle
+rank ``m`` is ``U_(lo) + (U_(hi) - U_(lo)) Beta(m - lo, hi - m)`` (Devroye
+1986, "Non-Uniform Random Variate Generation", Ch. V.2). A rank is reached in
+about ``log2(n / LEAF)`` such draws; a node of at most :data:`LEAF` ranks
+draws its inner values directly as sorted uniforms. Every node draws from
+its own counter-based stream (the resample's key and the node's middle
+rank), so a rank's value is the same whichever other ranks are asked for
+and on whichever thread: the quantiles of one call form one coherent
+resample, and asking for one quantile alone gives the same values.
+
+Gamma variates: Marsaglia & Tsang (2000), "A simple method for generating
+gamma variables", ACM TOMS 26(3); normals by Box-Muller.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+from .quantile import lerp, linear_position
+from .random import next_u64, stream_state
+
+# Nodes of at most this many ranks are drawn as sorted uniforms.
+LEAF = 16
+_CHUNKS = 64
+_TWO_PI = 2.0 * math.pi
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@nb.njit(cache=True, inline="always")
+def _open_unit(state: np.uint64) -> tuple[np.uint64, float]:
+    """Uniform in (0, 1): never 0, so its logarithm is finite."""
+    state, v = next_u64(state)
+    return state, (np.float64(v >> np.uint64(11)) + 0.5) * _INV53
+
+
+@nb.njit(cache=True)
+def _normal(state: np.uint64) -> tuple[np.uint64, float]:
+    state, u1 = _open_unit(state)
+    state, u2 = _open_unit(state)
+    return state, math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
+
+
+@nb.njit(cache=True)
+def _gamma(state: np.uint64, alpha: float, x: float) -> tuple[np.uint64, float]:
+    """Gamma(alpha, 1) for alpha >= 1 (Marsaglia & Tsang), first trying normal ``x``."""
+    d = alpha - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    first = True
+    while True:
+        if first:
+            first = False
+        else:
+            state, x = _normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        state, u = _open_unit(state)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return state, d * v
+        if math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+            return state, d * v
+
+
+@nb.njit(cache=True)
+def beta(state: np.uint64, a: int, b: int) -> tuple[np.uint64, float]:
+    """Beta(a, b) for integers a, b >= 1."""
+    if a == 1 or b == 1:
+        state, u = _open_unit(state)
+        if a == 1 and b == 1:
+            return state, u
+        if a == 1:
+            # 1 - U^(1/b), kept accurate for large b.
+            return state, -math.expm1(math.log(u) / b)
+        return state, math.exp(math.log(u) / a)
+    # One Box-Muller pair feeds both gammas' first attempts.
+    state, u1 = _open_unit(state)
+    state, u2 = _open_unit(state)
+    r = math.sqrt(-2.0 * math.log(u1))
+    state, x = _gamma(state, float(a), r * math.cos(_TWO_PI * u2))
+    state, y = _gamma(state, float(b), r * math.sin(_TWO_PI * u2))
+    return state, x / (x + y)
+
+
+@nb.njit(cache=True)
+def _leaf(lo: int, hi: int, key: np.uint64, buf: np.ndarray) -> None:
+    """The ``hi - lo - 1`` inner uniforms of a leaf node, sorted, on (0, 1)."""
+    state = stream_state(key, (lo + hi) // 2)
+    for i in range(hi - lo - 1):
+        state, v = next_u64(state)
+        u = np.float64(v >> np.uint64(11)) * _INV53
+        j = i
+        while j > 0 and buf[j - 1] > u:
+            buf[j] = buf[j - 1]
+            j -= 1
+        buf[j] = u
+
+
+@nb.njit(cache=True)
+def order_uniform(n: int, k: int, key: np.uint64, memo_m: np.ndarray, memo_u: np.ndarray,
+                  leaf: np.ndarray) -> float:  # fmt: skip
+    """``U_(k)`` (1 <= k <= n) of the resample with key ``key``.
+
+    ``memo_m[d]``/``memo_u[d]`` hold the middle rank and value of the node at
+    depth ``d`` of the previous descent (``memo_m[0] = -1`` for none), and
+    ``leaf[0:2]`` the bounds of the last leaf drawn with its values from
+    ``leaf[2]`` on: the ranks of one resample's quantiles share most of
+    their paths, which are then drawn once.
+    """
+    lo = 0
+    hi = n + 1
+    a = 0.0
+    b = 1.0
+    d = 0
+    while hi - lo > LEAF:
+        m = (lo + hi) // 2
+        if memo_m[d] == m:
+            um = memo_u[d]
+        else:
+            state = stream_state(key, m)
+            state, z = beta(state, m - lo, hi - m)
+            um = a + (b - a) * z
+            memo_m[d] = m
+            memo_u[d] = um
+            memo_m[d + 1] = -1
+        if k == m:
+            return um
+        if k < m:
+            hi = m
+            b = um
+        else:
+            lo = m
+            a = um
+        d += 1
+    if leaf[0] != lo or leaf[1] != hi:
+        _leaf(lo, hi, key, leaf[2:])
+        leaf[0] = lo
+        leaf[1] = hi
+    return a + (b - a) * leaf[2 + k - lo - 1]
+
+
+@nb.njit(cache=True)
+def resample_quantiles(
+    sorted_x: np.ndarray, qs: np.ndarray, key: np.uint64, out: np.ndarray
+) -> None:
+    """Quantiles ``qs`` of the i.i.d. resample with key ``key`` (NumPy's linear method)."""
+    n = sorted_x.size
+    memo_m = np.full(66, -1, np.int64)
+    memo_u = np.empty(66)
+    leaf = np.full(LEAF + 2, -1.0)
+    for i in range(qs.size):
+        r_lo, r_hi, g = linear_position(n, qs[i])
+        # 0-based rank r of the resample is the uniform order statistic r + 1.
+        u = order_uniform(n, r_lo + 1, key, memo_m, memo_u, leaf)
+        low = sorted_x[min(int(n * u), n - 1)]
+        high = low
+        if r_hi != r_lo:
+            u = order_uniform(n, r_hi + 1, key, memo_m, memo_u, leaf)
+            high = sorted_x[min(int(n * u), n - 1)]
+        out[i] = lerp(low, high, g)
+
+
+@nb.njit(cache=True)
+def _chunk(
+    sorted_x: np.ndarray, qs: np.ndarray, first: int, last: int, key: np.uint64, out: np.ndarray
+) -> None:
+    row = np.empty(qs.size)
+    for r in range(first, last):
+        resample_quantiles(sorted_x, qs, stream_state(key, r), row)
+        for i in range(qs.size):
+            out[r, i] = row[i]
+
+
+@nb.njit(cache=True)
+def iid_quantiles_serial(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in range(chunks):
+        _chunk(sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out)
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def iid_quantiles_parallel(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in nb.prange(chunks):
+        _chunk(sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out)
+    return out
+
+
+def iid_work(n: int, n_quantiles: int, n_resamples: int) -> int:
+    """Element visits of :func:`iid_quantiles_serial`, in the units of ``threads``."""
+    return int(n_resamples * max(n_quantiles, 1) * 60 * math.log2(n + 2))
+
+
+@nb.njit(cache=True)
+def binomial(state: np.uint64, n: int, p: float) -> tuple[np.uint64, int]:
+    """Binomial(n, p), exactly, in O(log n) Beta draws.
+
+    The a-th smallest of n uniforms is Beta(a, n + 1 - a); those below it
+    are uniform below it and those above uniform above it, so the count of
+    uniforms below ``p`` recurses on one side (Devroye 1986, Ch. X.4).
+    """
+    x = 0
+    while n > LEAF:
+        if p <= 0.0:
+            return state, x
+        if p >= 1.0:
+            return state, x + n
+        a = 1 + n // 2
+        state, u = beta(state, a, n + 1 - a)
+        if p < u:
+            n = a - 1
+            p = p / u
+        else:
+            x += a
+            n = n - a
+            p = (p - u) / (1.0 - u)
+    for _ in range(n):
+        state, v = next_u64(state)
+        if np.float64(v >> np.uint64(11)) * _INV53 < p:
+            x += 1
+    return state, x

@@ -1,0 +1,49 @@
+"""The speed benchmark's machinery (issue 14): three load conditions, one-thread timing,
+the streaming case and the scaling cases; short runs only, no timed assertions."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import cases_streaming, scaling, speed  # noqa: E402
+from benchmarks.harness import SpeedCase, time_case  # noqa: E402
+
+
+def test_time_case_reports_the_one_thread_side() -> None:
+    case = SpeedCase("sum", lambda: np.arange(1000).sum(), "python sum", lambda: sum(range(1000)))
+    row = time_case(case, repeats=3, target_s=0.001)
+    assert set(row) >= {"perfstats_s", "one_thread_s", "anchor_s", "ratio", "vs_one_thread"}
+    assert row["ratio"] == row["anchor_s"] / row["perfstats_s"]
+    assert row["vs_one_thread"] == row["one_thread_s"] / row["perfstats_s"]
+
+
+def test_hog_condition_starts_one_busy_process_per_core_and_stops_them() -> None:
+    procs = speed.start_load("hog", quick=True, only=None)
+    try:
+        assert len(procs) == len(os.sched_getaffinity(0))
+        assert all(p.poll() is None for p in procs)
+    finally:
+        speed.stop_load(procs)
+    assert all(p.returncode is not None for p in procs)
+    assert speed.start_load("idle", quick=True, only=None) == []
+
+
+def test_streaming_case_matches_its_anchor() -> None:
+    case = cases_streaming.cases(quick=True)[0]
+    decision = case.perfstats()
+    assert decision.stop and decision.n == 5000  # type: ignore[attr-defined]
+    assert len(case.anchor_fn()) == 5000  # type: ignore[arg-type]
+
+
+def test_scaling_cases_run_at_small_n() -> None:
+    for name, (fn, data) in scaling.case_fns(3000, 50).items():
+        fn()
+        assert data.size == 3000, name
