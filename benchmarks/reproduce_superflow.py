@@ -152,7 +152,12 @@ def techniques(*, interval: int = 5, error: float = 0.01, seed: int = 0) -> dict
         ),
         "PT4Cloud": PT4Cloud(threshold=0.90, interval=interval),
         "Metior": Metior(
-            error=0.03, statistic="median", interval=interval, block_kind="superflow", rng=seed
+            error=0.03,
+            statistic="median",
+            interval=interval,
+            block_kind="superflow",
+            block_from="previous",  # the reference code's block length
+            rng=seed,
         ),
         "SHARP-KS": KSHalves(threshold=0.1, interval=interval, min_n=first),
         "SHARP-CI-0.05": CIWidth(threshold=0.05, interval=interval, min_n=max(15, first)),

@@ -89,6 +89,21 @@ _EXPORTS: dict[str, str] = {
     "GateResult": "regression_gate",
     "gate": "regression_gate",
     "parse_threshold": "regression_gate",
+    # The module is not named "schedule": importing it would then replace
+    # the function perfstats.schedule with the module.
+    "ConsistencyCurve": "consistency",
+    "PossibleChanges": "consistency",
+    "RepetitionsNeeded": "consistency",
+    "consistent_ci_curve": "consistency",
+    "possible_changes": "consistency",
+    "repetitions_needed": "consistency",
+    "FaasCost": "cost",
+    "FaasPrices": "cost",
+    "faas_cost": "cost",
+    "faas_prices": "cost",
+    "Schedule": "measurement_schedule",
+    "TraceSchedule": "measurement_schedule",
+    "schedule": "measurement_schedule",
 }
 _SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing", "gate_report")
 
@@ -102,6 +117,15 @@ if TYPE_CHECKING:
     from .changepoints import ChangePoint, ChangePoints, change_points, history_change_points
     from .characterization import Characterization, characterize, steady_state_start
     from .comparison import Comparison, compare
+    from .consistency import (
+        ConsistencyCurve,
+        PossibleChanges,
+        RepetitionsNeeded,
+        consistent_ci_curve,
+        possible_changes,
+        repetitions_needed,
+    )
+    from .cost import FaasCost, FaasPrices, faas_cost, faas_prices
     from .decision import Decision
     from .deviation import LocalDeviation, local_deviation
     from .effects import (
@@ -114,6 +138,7 @@ if TYPE_CHECKING:
     from .highest_density import hdi
     from .interval import Interval
     from .intervals import percentile_ci
+    from .measurement_schedule import Schedule, TraceSchedule, schedule
     from .modes import Modes, find_modes
     from .monitor import Monitor
     from .multiple import benjamini_hochberg
@@ -150,18 +175,25 @@ __all__ = [
     "Characterization",
     "CliffsDelta",
     "Comparison",
+    "ConsistencyCurve",
     "Decision",
+    "FaasCost",
+    "FaasPrices",
     "GateResult",
     "Interval",
     "KSResult",
     "LocalDeviation",
     "Modes",
     "Monitor",
+    "PossibleChanges",
     "Propagation",
     "RankTest",
     "RegressionPrediction",
     "RelativeChange",
+    "RepetitionsNeeded",
+    "Schedule",
     "SystemRegression",
+    "TraceSchedule",
     "__version__",
     "acf",
     "benjamini_hochberg",
@@ -171,7 +203,10 @@ __all__ = [
     "characterize",
     "cliffs_delta",
     "compare",
+    "consistent_ci_curve",
     "detect_system_regression",
+    "faas_cost",
+    "faas_prices",
     "find_modes",
     "gate",
     "gate_report",
@@ -186,12 +221,15 @@ __all__ = [
     "pelt",
     "percentile_ci",
     "plots",
+    "possible_changes",
     "predict_regression",
     "propagate",
     "queueing",
     "relative_change",
+    "repetitions_needed",
     "replay",
     "rules",
+    "schedule",
     "scoring",
     "steady_state_start",
     "wilcoxon_ranksum",

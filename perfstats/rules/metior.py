@@ -4,7 +4,9 @@ He, Lin, Wang et al., "Performance Testing for Cloud Computing with
 Dependent Data Bootstrapping" (ASE 2021; metior-ase2021-fulltext.txt),
 Section III-B and Figure 6b. ``S`` holds the runs of the previous intervals
 and ``S'`` all runs. Both are block-bootstrapped (the Politis-White block
-length, so the dependence between consecutive runs survives resampling);
+length, so the dependence between consecutive runs survives resampling; by
+default the larger of the lengths of ``S`` and ``S'``, as the paper says, or
+that of ``S`` alone, as the reference code does);
 for each pair of resamples the relative difference of the statistic,
 ``delta* = (theta*(S) - theta*(S')) / theta*(S')``, is taken, and the test
 stops when the maximum possible change is below the allowed error ``e``
@@ -35,6 +37,11 @@ from ._wording import pct, statistic_label
 from .base import Rule
 
 FORMS = ("absolute", "interval")
+#: Sets the Politis-White block length is estimated from: the previous runs
+#: ``S`` only (the public reference code), or ``S`` and all runs ``S'`` with
+#: the larger length kept (the paper, Section III-B: "the block sizes are
+#: automatically selected based on the data of S and S'").
+BLOCK_FROM = ("both", "previous")
 BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
 
 
@@ -57,9 +64,16 @@ class Metior(Rule):
     n_resamples : int, default 1000
         Resample pairs.
     min_block_length : int, default 1
-        Floor on the block length ``max(ceil(b*_circular(S)), min_block_length)``;
+        Floor on the block length ``max(ceil(b*_circular), min_block_length)``;
         Metior's own evaluation floors it at six hours of runs. Sets too short
         for Politis-White (fewer than 11 points) use this floor.
+    block_from : {"both", "previous"}, default "both"
+        Where ``b*_circular`` comes from: the larger of the lengths of the
+        previous runs ``S`` and of all runs ``S'`` (the paper: "the block
+        sizes are automatically selected based on the data of S and S'"), or
+        ``S`` only (the public reference code). One length serves both
+        resamples either way. On protocol B (33 cloud traces) both give the
+        same accuracy to within one test in a thousand.
     form : {"absolute", "interval"}, default "absolute"
         ``"absolute"``: the ``level`` quantile of ``|delta*|`` is at most
         ``error`` (the reference code); ``"interval"``: ``-error < L`` and
@@ -98,6 +112,7 @@ class Metior(Rule):
         min_block_length: int = 1,
         form: str = "absolute",
         block_kind: str = "moving",
+        block_from: str = "both",
         rng: RNGLike = None,
     ) -> None:
         self.error = check_positive(error, "error")
@@ -108,6 +123,7 @@ class Metior(Rule):
         self.min_block_length = check_int(min_block_length, "min_block_length", minimum=1)
         self.form = check_choice(form, "form", FORMS)
         self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
+        self.block_from = check_choice(block_from, "block_from", BLOCK_FROM)
         self.seed = base_seed(rng)
 
     @property
@@ -124,11 +140,16 @@ class Metior(Rule):
             "min_block_length": self.min_block_length,
             "form": self.form,
             "block_kind": self.block_kind,
+            "block_from": self.block_from,
             "rng": self.seed,
         }
 
-    def block_length(self, previous: np.ndarray) -> int:
-        """The block length used for both sets, from the previous runs.
+    def block_length(self, previous: np.ndarray, current: np.ndarray | None = None) -> int:
+        """The block length used for both sets.
+
+        It is estimated from ``previous`` and, when ``block_from="both"`` and
+        ``current`` (all runs) is given, also from ``current``; the larger
+        wins.
 
         Examples
         --------
@@ -137,9 +158,13 @@ class Metior(Rule):
         >>> Metior(min_block_length=4).block_length(np.arange(8.0))  # too short for P-W
         4
         """
+        sets = [previous]
+        if self.block_from == "both" and current is not None:
+            sets.append(current)
         b = self.min_block_length
-        if previous.size >= MIN_SIZE:
-            b = max(optimal_block_length(previous).block("circular"), b)
+        for values in sets:
+            if values.size >= MIN_SIZE:
+                b = max(optimal_block_length(values).block("circular"), b)
         # The reference scheme needs room for one whole block after the
         # n - b possible starts.
         cap = previous.size // 2 if self.block_kind == "superflow" else previous.size
@@ -148,7 +173,7 @@ class Metior(Rule):
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
         previous = data[: n - self._interval]
-        b = self.block_length(previous)
+        b = self.block_length(previous, data)
         theta_pre = bootstrap_distribution(
             previous,
             self.statistic,
