@@ -24,7 +24,11 @@ benchmark:
   is the one verdict table (:mod:`~perfstats.adapters.ab.verdicts`) that
   ``perfstats ab`` and the HTML report show;
 * :func:`load_suite` reads a suite from TOML or YAML; ``perfstats ab`` is
-  the command line.
+  the command line;
+* on AWS Lambda, :func:`deploy`, :func:`teardown` and :func:`deployed`
+  manage the benchmark function's life (:mod:`~perfstats.adapters.ab.lifecycle`),
+  :class:`ReportingLambda` calls it and :func:`run_deployed` does all three
+  in one run that always tears down.
 
 Examples
 --------
@@ -51,11 +55,14 @@ References
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
-from .config import load_config, load_suite, suite_from_config
+from .config import function_of, load_config, load_suite, suite_from_config
+from .deployed_run import run_deployed
+from .lifecycle import Deployment, FunctionSpec, deploy, deployed, teardown
 from .per_version import TargetPerVersion
 from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
 from .reporting_http import ReportingHttp
+from .reporting_lambda import ReportingLambda
 from .runner import SuiteRun, run_suite
 from .schedule import Call, Execution, duet_plan, plan_suite, rmit_plan
 from .suite import Suite
@@ -68,9 +75,12 @@ __all__ = [
     "Benchmark",
     "BenchmarkVerdict",
     "Call",
+    "Deployment",
     "Execution",
+    "FunctionSpec",
     "ReportingCommand",
     "ReportingHttp",
+    "ReportingLambda",
     "Suite",
     "SuiteAnalysis",
     "SuiteRun",
@@ -78,7 +88,10 @@ __all__ = [
     "TargetPerVersion",
     "analyse",
     "analyse_record",
+    "deploy",
+    "deployed",
     "duet_plan",
+    "function_of",
     "load_config",
     "load_suite",
     "plan_suite",
@@ -86,8 +99,10 @@ __all__ = [
     "read_ab_record",
     "rmit_plan",
     "rows_of",
+    "run_deployed",
     "run_suite",
     "suite_agreement",
     "suite_from_config",
+    "teardown",
     "verdict_rows",
 ]
