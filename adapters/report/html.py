@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import perfstats
+from perfstats.cost import FaasPrices
 
 from ..records.record import COLUMNS, read_metadata, read_record
 from .ab_sections import ab_sections, is_ab_header
@@ -50,7 +51,7 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-def write_html_report(record: Path, out: Path) -> Path:
+def write_html_report(record: Path, out: Path, *, prices: FaasPrices | None = None) -> Path:
     """Write the HTML report of a record (a run record or an A-B record).
 
     Parameters
@@ -62,6 +63,10 @@ def write_html_report(record: Path, out: Path) -> Path:
         is read when present.
     out : pathlib.Path
         The HTML file to write (replaced if it exists).
+    prices : FaasPrices, optional
+        Price table for the cost of a run on a FaaS target
+        (:func:`perfstats.adapters.report.cost.load_prices`; default the
+        packaged one).
 
     Returns
     -------
@@ -82,7 +87,7 @@ def write_html_report(record: Path, out: Path) -> Path:
     PosixPath('report.html')
     """
     record, out = Path(record), Path(out)
-    page = render_html_report(record)
+    page = render_html_report(record, prices=prices)
     if not out.parent.is_dir():
         raise ValueError(f"folder {os.fspath(out.parent)} does not exist")
     tmp = out.with_name(out.name + ".tmp")
@@ -92,16 +97,16 @@ def write_html_report(record: Path, out: Path) -> Path:
     return out
 
 
-def render_html_report(record: Path) -> str:
+def render_html_report(record: Path, *, prices: FaasPrices | None = None) -> str:
     """The report page of ``record`` as a string (see :func:`write_html_report`)."""
     header = _header(record)
     metadata = read_metadata(record)
     if tuple(header) == COLUMNS:
         title = f"Run report: {(metadata.get('target') or {}).get('name', record.name)}"
-        sections = run_sections(read_record(record), metadata)
+        sections = run_sections(read_record(record), metadata, prices=prices)
     elif is_ab_header(header):
         title = f"A-B report: {record.name}"
-        sections = ab_sections(record)
+        sections = ab_sections(record, prices=prices)
     else:
         raise ValueError(
             f"{os.fspath(record)} is neither a perfstats record (perfstats run --record) nor an "
