@@ -263,9 +263,10 @@ def _explain(exc: Exception, action: str, spec: FunctionSpec | None = None) -> E
                 f"cannot assume it ({message})"
             )
         if code in ("TooManyRequestsException", "ThrottlingException"):
+            tries = int(exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0)) + 1
             return RuntimeError(
                 f"{action}: AWS throttled the request and it still failed after "
-                f"{CONTROL_ATTEMPTS} attempts ({code}: {message})"
+                f"{tries} attempt{'s' if tries != 1 else ''} ({code}: {message})"
             )
         if code in ("UnrecognizedClientException", "InvalidSignatureException",
                     "AccessDeniedException"):  # fmt: skip
