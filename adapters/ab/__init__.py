@@ -57,7 +57,7 @@ from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
 from .config import function_of, load_config, load_suite, suite_from_config
 from .deployed_run import run_deployed
-from .lifecycle import Deployment, FunctionSpec, deploy, deployed, teardown
+from .lifecycle import Deployment, FunctionSpec, LifecycleError, deploy, deployed, teardown
 from .per_version import TargetPerVersion
 from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
@@ -78,6 +78,7 @@ __all__ = [
     "Deployment",
     "Execution",
     "FunctionSpec",
+    "LifecycleError",
     "ReportingCommand",
     "ReportingHttp",
     "ReportingLambda",

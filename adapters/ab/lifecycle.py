@@ -56,6 +56,10 @@ ARCHITECTURES = ("arm64", "x86_64")
 CONTROL_ATTEMPTS = 6
 
 
+class LifecycleError(RuntimeError):
+    """AWS failed to deploy or delete a function (throttled beyond the retries, not ready)."""
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     """What to deploy: a named function, its code and its configuration.
@@ -264,16 +268,16 @@ def _explain(exc: Exception, action: str, spec: FunctionSpec | None = None) -> E
             )
         if code in ("TooManyRequestsException", "ThrottlingException"):
             tries = int(exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0)) + 1
-            return RuntimeError(
+            return LifecycleError(
                 f"{action}: AWS throttled the request and it still failed after "
                 f"{tries} attempt{'s' if tries != 1 else ''} ({code}: {message})"
             )
         if code in ("UnrecognizedClientException", "InvalidSignatureException",
                     "AccessDeniedException"):  # fmt: skip
             return ValueError(f"{action}: AWS refused the credentials ({code}: {message})")
-        return RuntimeError(f"{action}: {code}: {message}")
+        return LifecycleError(f"{action}: {code}: {message}")
     if isinstance(exc, BotoCoreError):
-        return RuntimeError(f"{action}: {exc}")
+        return LifecycleError(f"{action}: {exc}")
     return exc
 
 
@@ -314,7 +318,7 @@ def _wait(client: Any, waiter: str, name: str, wait_s: float, qualifier: str | N
         last = getattr(exc, "last_response", None) or {}
         config = last.get("Configuration", last)
         reason = config.get("StateReason") or config.get("LastUpdateStatusReason") or exc
-        raise RuntimeError(
+        raise LifecycleError(
             f"{name!r} did not become ready within {wait_s:g} s ({waiter}): {reason}"
         ) from None
 
@@ -370,7 +374,7 @@ def deploy(
     ValueError
         Bad input: credentials, region, role, package size, a name that is
         not perfstats'.
-    RuntimeError
+    LifecycleError
         AWS failed (throttled beyond the retries, the function did not
         become active).
 

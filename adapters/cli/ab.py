@@ -18,7 +18,7 @@ from typing import Any
 from ..ab.analysis import SuiteAnalysis, suite_agreement
 from ..ab.config import function_of, load_config, load_suite
 from ..ab.deployed_run import run_deployed
-from ..ab.lifecycle import Deployment, deploy, lambda_client, teardown
+from ..ab.lifecycle import Deployment, LifecycleError, deploy, lambda_client, teardown
 from ..ab.record import read_ab_metadata, read_ab_record
 from ..ab.runner import run_suite
 from ..ab.schedule import SCHEDULES
@@ -26,7 +26,8 @@ from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from ..records.plain import plain
 from ..report.cost import cost_text, load_prices, run_cost
 from ..report.formatting import percent, table
-from .output import out
+from .output import err, out
+from .parser import EXIT_FAILED
 
 HELP = "run an A-B performance-change suite (duet or RMIT) and judge every benchmark"
 EXAMPLES = """\
@@ -90,6 +91,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats ab`` with parsed arguments; returns the exit status."""
+    try:
+        return _command(args)
+    except LifecycleError as exc:
+        err(str(exc))
+        return EXIT_FAILED
+
+
+def _command(args: argparse.Namespace) -> int:
     if args.config in ACTIONS:
         return _lifecycle(args)
     if args.action_config is not None:

@@ -24,6 +24,7 @@ from perfstats.adapters.ab.lifecycle import (
     OWNER_TAG,
     ZIP_LIMIT_BYTES,
     FunctionSpec,
+    LifecycleError,
     deploy,
     deployed,
     lambda_client,
@@ -240,7 +241,7 @@ def test_throttled_beyond_the_retries_is_an_error_and_leaves_nothing(
 
     with aws_proxy(moto.endpoint, rule) as proxy:
         c = lambda_client(REGION, endpoint_url=proxy.endpoint, attempts=3)
-        with pytest.raises(RuntimeError, match=r"throttled .* after 3 attempts .*"
+        with pytest.raises(LifecycleError, match=r"throttled .* after 3 attempts .*"
                                                r"TooManyRequestsException"):  # fmt: skip
             deploy(FunctionSpec("bench", role=role, package=source), client=c)
         assert proxy.count(429, "/versions") == 3
