@@ -46,6 +46,9 @@ class ReportingHttp(SuiteTarget):
         Unit of the values when the function does not name one.
     label : str, optional
         Label for the record.
+    randomize : bool, default True
+        Sent as ElastiBench's ``randomize`` (with ``timeout_s``, the
+        timeout); see :mod:`perfstats.adapters.ab.protocol`.
     memory_mb : int, optional
         Memory configured for the function, to price the run (an HTTP
         function does not say); with ``architecture`` (default ``x86_64``).
@@ -70,6 +73,7 @@ class ReportingHttp(SuiteTarget):
         keep_alive: bool = False,
         unit: str = "",
         label: str | None = None,
+        randomize: bool = True,
         memory_mb: int | None = None,
         architecture: str | None = None,
     ) -> None:
@@ -81,6 +85,9 @@ class ReportingHttp(SuiteTarget):
         if architecture is not None and not isinstance(architecture, str):
             raise ValueError(f"architecture must be a name like 'x86_64'; got {architecture!r}")
         self.memory_mb = memory_mb
+        if not isinstance(randomize, bool):
+            raise ValueError(f"randomize must be true or false; got {randomize!r}")
+        self.randomize = randomize
         self.architecture = architecture or ("x86_64" if memory_mb is not None else None)
         checked = check_timeout(timeout)
         if checked is None:
@@ -97,7 +104,11 @@ class ReportingHttp(SuiteTarget):
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
         started_at = utc_now()
         try:
-            response = self._client.send("POST", encode_request(call, benchmark), self.headers)
+            response = self._client.send(
+                "POST",
+                encode_request(call, benchmark, randomize=self.randomize, timeout_s=self.timeout),
+                self.headers,
+            )
         except TimeoutError:
             return failed_call(
                 call,
@@ -140,6 +151,7 @@ class ReportingHttp(SuiteTarget):
             "headers": self.headers,
             "keep_alive": self.keep_alive,
             "unit": self.unit,
+            "randomize": self.randomize,
             **({"memory_mb": self.memory_mb, "architecture": self.architecture}
                if self.memory_mb is not None else {}),
         }  # fmt: skip

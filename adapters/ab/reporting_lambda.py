@@ -34,28 +34,6 @@ from .schedule import Call
 from .suite_target import SuiteTarget, failed_call
 
 
-def lambda_request(
-    call: Call, benchmark: Benchmark, *, randomize: bool, timeout_s: float
-) -> dict[str, Any]:
-    """The request one Lambda call carries.
-
-    Examples
-    --------
-    >>> from perfstats.adapters.ab.benchmark import Benchmark
-    >>> from perfstats.adapters.ab.schedule import duet_plan
-    >>> call = duet_plan(["a"], calls=1, repeats=1, rng=0)[0]
-    >>> r = lambda_request(call, Benchmark("a"), randomize=True, timeout_s=60)
-    >>> r["benchmarks"], r["randomize"], r["timeout_s"], len(r["executions"])
-    (['a'], True, 60.0, 2)
-    """
-    return {
-        **request_of(call, benchmark),
-        "benchmarks": [benchmark.name],
-        "randomize": bool(randomize),
-        "timeout_s": float(timeout_s),
-    }
-
-
 class ReportingLambda(SuiteTarget):
     """Invoke a Lambda function once per call; it runs the executions and reports them.
 
@@ -152,9 +130,7 @@ class ReportingLambda(SuiteTarget):
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
         from botocore.exceptions import BotoCoreError, ClientError, ReadTimeoutError
 
-        request = lambda_request(
-            call, benchmark, randomize=self.randomize, timeout_s=self.timeout
-        )
+        request = request_of(call, benchmark, randomize=self.randomize, timeout_s=self.timeout)
         kwargs: dict[str, Any] = {
             "FunctionName": self.function_name,
             "InvocationType": "RequestResponse",
