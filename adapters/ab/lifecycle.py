@@ -425,7 +425,7 @@ def deploy(
         version = str(published["Version"])
         _wait(client, "function_active_v2", spec.name, wait_s, qualifier=version)
     except BaseException as exc:
-        if created:
+        if created or (existing is None and _created_anyway(client, spec.name)):
             _delete_quietly(client, spec.name)
         if isinstance(exc, (ClientError, BotoCoreError)):
             raise _explain(exc, f"{action} {spec.name!r}", spec) from None
@@ -439,6 +439,14 @@ def deploy(
         architecture=str((published.get("Architectures") or [spec.architecture])[0]),
         created=created,
     )
+
+
+def _created_anyway(client: Any, name: str) -> bool:
+    """True when an interrupted create call created the function after all (tagged ours)."""
+    try:
+        return _owned(client, name) is not None
+    except Exception:
+        return False
 
 
 def _delete_quietly(client: Any, name: str) -> None:

@@ -209,3 +209,35 @@ def test_an_interrupted_run_tears_down(
         assert any(m == "DELETE" and s == 204 for m, _, s in proxy.seen)
         assert proxy.count(200, "/invocations") < 20  # it stopped before the end
     assert _names(client) == []
+
+
+def test_a_deploy_interrupted_while_waiting_leaves_nothing(
+    moto: MotoServer, client: Any, role: str, tmp_path: Path
+) -> None:
+    def slow_lookups(method: str, path: str) -> float | None:
+        # The waiter polls GetFunction: slow it so the signal lands in the wait.
+        return 1.5 if method == "GET" and f"/functions/{NAME}" in path else None
+
+    with aws_proxy(moto.endpoint, slow_lookups) as proxy:
+        config = _config(tmp_path, role, proxy.endpoint)
+        env = {**os.environ, **aws_env(proxy.endpoint)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "perfstats.adapters.cli", "ab", str(config), "--no-progress"],
+            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while not proxy.count(201) and time.monotonic() < deadline:
+                assert proc.poll() is None, proc.communicate()
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.returncode == 130, err.decode()
+        assert not any("/versions" in p for _, p, _ in proxy.seen)  # stopped before publishing
+        assert not any("/invocations" in p for _, p, _ in proxy.seen)
+        assert any(m == "DELETE" and s == 204 for m, _, s in proxy.seen)
+    assert _names(client) == []
