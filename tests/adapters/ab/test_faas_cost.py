@@ -221,7 +221,7 @@ def echo_function(moto: MotoServer) -> Iterator[str]:
 
 
 def test_perfstats_run_on_lambda_reports_its_cost(
-    capsys, monkeypatch, moto: MotoServer, echo_function: str, tmp_path: Path
+    capsys, monkeypatch, moto: MotoServer, echo_function: str, tmp_path: Path, prices: Path
 ) -> None:
     for key, value in aws_env(moto.endpoint).items():
         monkeypatch.setenv(key, value)
@@ -243,3 +243,14 @@ def test_perfstats_run_on_lambda_reports_its_cost(
     assert f"cost: USD {expected.total:.6f} ({len(df)} requests" in out
     page = render_html_report(record)
     assert f"USD {expected.total:.6f}" in page
+    # perfstats report shows it beside the time, priced with the table given.
+    assert main(["report", str(record), "--prices", str(prices)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("time "))
+    other = run_cost(df, target, prices=load_prices(prices))
+    assert other is not None and other.total != expected.total
+    assert lines[at + 1].startswith(f"cost       USD {other.total:.6f} ({len(df)} requests")
+    assert lines[at + 1].endswith("eu-central-1 prices of 2025-06-30)")
+    html = tmp_path / "lambda.html"
+    assert main(["report", str(record), "--prices", str(prices), "-o", str(html)]) == 0
+    assert f"USD {other.total:.6f}" in html.read_text()
