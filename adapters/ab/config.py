@@ -85,8 +85,8 @@ BENCHMARK_KEYS = ("name", "params", "baseline", "candidate")
 SUITE_TARGETS: dict[str, type[SuiteTarget]] = {
     "command": ReportingCommand,
     "http": ReportingHttp,
-    "lambda": ReportingLambda,
     "targets": TargetPerVersion,
+    "lambda": ReportingLambda,
 }
 PYTHON = "{python}"
 
