@@ -29,6 +29,10 @@ benchmark:
   baseline and a contender read from files (records, directories of them,
   other tools' results: :func:`read_results`; histories of commits:
   :func:`read_history`); ``perfstats gate`` is its command line.
+* on AWS Lambda, :func:`deploy`, :func:`teardown` and :func:`deployed`
+  manage the benchmark function's life (:mod:`~perfstats.adapters.ab.lifecycle`),
+  :class:`ReportingLambda` calls it and :func:`run_deployed` does all three
+  in one run that always tears down.
 
 Examples
 --------
@@ -55,13 +59,16 @@ References
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
-from .config import load_config, load_suite, suite_from_config
+from .config import function_of, load_config, load_suite, suite_from_config
+from .deployed_run import run_deployed
 from .gate import gate_files, read_overrides
 from .inputs import read_history, read_results
+from .lifecycle import Deployment, FunctionSpec, LifecycleError, deploy, deployed, teardown
 from .per_version import TargetPerVersion
 from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
 from .reporting_http import ReportingHttp
+from .reporting_lambda import ReportingLambda
 from .runner import SuiteRun, run_suite
 from .schedule import Call, Execution, duet_plan, plan_suite, rmit_plan
 from .suite import Suite
@@ -74,9 +81,13 @@ __all__ = [
     "Benchmark",
     "BenchmarkVerdict",
     "Call",
+    "Deployment",
     "Execution",
+    "FunctionSpec",
+    "LifecycleError",
     "ReportingCommand",
     "ReportingHttp",
+    "ReportingLambda",
     "Suite",
     "SuiteAnalysis",
     "SuiteRun",
@@ -84,7 +95,10 @@ __all__ = [
     "TargetPerVersion",
     "analyse",
     "analyse_record",
+    "deploy",
+    "deployed",
     "duet_plan",
+    "function_of",
     "gate_files",
     "load_config",
     "load_suite",
@@ -96,8 +110,10 @@ __all__ = [
     "read_results",
     "rmit_plan",
     "rows_of",
+    "run_deployed",
     "run_suite",
     "suite_agreement",
     "suite_from_config",
+    "teardown",
     "verdict_rows",
 ]

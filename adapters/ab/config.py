@@ -22,9 +22,29 @@ A file looks like this (TOML; the same keys in YAML)::
     candidate = {units = 11}
 
 ``{python}`` in ``argv`` stands for the interpreter running perfstats. The
-``http`` kind takes ``url``, ``timeout``, ``headers``, ``keep_alive`` and
-``unit``; the ``targets`` kind makes each version's table a perfstats
-target (``kind``, ``argv`` and its options) and runs only the RMIT schedule.
+``http`` kind takes ``url``, ``timeout``, ``headers``, ``keep_alive``,
+``unit`` and, to price the run, ``memory_mb`` and ``architecture``; the
+``lambda`` kind takes ``name``, ``qualifier``, ``region``, ``endpoint_url``,
+``profile``, ``timeout``, ``randomize`` and ``unit``; the ``targets`` kind
+makes each version's table a perfstats target (``kind``, ``argv`` and its
+options) and runs only the RMIT schedule.
+
+A ``[function]`` table describes the Lambda function to deploy for the run
+and remove afterwards (:mod:`perfstats.adapters.ab.lifecycle`)::
+
+    [function]
+    name = "perfstats-bench"
+    role = "arn:aws:iam::123456789012:role/lambda-bench"
+    package = "function/"    # a directory or .zip, relative to this file; or image_uri
+    handler = "main.handler"
+    runtime = "python3.12"
+    memory_mb = 2048
+    architecture = "arm64"
+    timeout_s = 900
+    region = "eu-west-1"     # optional: endpoint_url, profile
+
+With it the target is the deployed version (kind ``lambda``, whose table
+may then omit ``name`` and ``region``).
 """
 
 from __future__ import annotations
@@ -38,9 +58,11 @@ from typing import Any
 
 from ..targets.registry import options_of
 from .benchmark import Benchmark
+from .lifecycle import FunctionSpec
 from .per_version import TargetPerVersion
 from .reporting_command import ReportingCommand
 from .reporting_http import ReportingHttp
+from .reporting_lambda import ReportingLambda
 from .suite import Suite
 from .suite_target import SuiteTarget
 
@@ -55,13 +77,16 @@ SETTINGS = (
     "grouped",
     "by_trial",
 )
-TOP_KEYS = (*SETTINGS, "seed", "target", "benchmarks")
+TOP_KEYS = (*SETTINGS, "seed", "target", "benchmarks", "function")
+# Where the function is, beside its FunctionSpec fields.
+FUNCTION_PLACE = ("region", "endpoint_url", "profile")
 BENCHMARK_KEYS = ("name", "params", "baseline", "candidate")
 # The suite-target kinds; their keys are their constructors' (options_of).
 SUITE_TARGETS: dict[str, type[SuiteTarget]] = {
     "command": ReportingCommand,
     "http": ReportingHttp,
     "targets": TargetPerVersion,
+    "lambda": ReportingLambda,
 }
 PYTHON = "{python}"
 
@@ -184,7 +209,40 @@ def _target(table: dict[str, Any], benchmarks: list[Benchmark], base: Path) -> S
         if "url" not in table:
             raise ValueError("config: an http target needs url")
         return ReportingHttp(table.pop("url"), **table)
+    if kind == "lambda":
+        if "name" not in table:
+            raise ValueError("config: a lambda target needs name (or a [function] table)")
+        return ReportingLambda(table.pop("name"), **table)
     return TargetPerVersion.from_specs(benchmarks)
+
+
+def function_of(
+    data: Mapping[str, Any], *, base: str | os.PathLike[str] = "."
+) -> tuple[FunctionSpec, dict[str, Any]] | None:
+    """The config's ``[function]`` table as a spec and where to deploy it; None without one.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.config import function_of
+    >>> spec, place = function_of({"function": {
+    ...     "name": "b", "role": "arn:aws:iam::123456789012:role/r", "image_uri": "i:1",
+    ...     "region": "eu-west-1"}})
+    >>> spec.name, spec.architecture, place
+    ('b', 'arm64', {'region': 'eu-west-1'})
+    """
+    if data.get("function") is None:
+        return None
+    table = _table(data["function"], "config: function")
+    allowed = (*(f for f in FunctionSpec.__dataclass_fields__), *FUNCTION_PLACE)
+    _unknown(table, allowed, "config: function")
+    place = {k: table.pop(k) for k in FUNCTION_PLACE if k in table}
+    pkg = table.get("package")
+    if isinstance(pkg, str) and not os.path.isabs(pkg):
+        table["package"] = os.path.normpath(Path(base) / pkg)
+    for key in ("name", "role"):
+        if key not in table:
+            raise ValueError(f"config: the function table needs {key}")
+    return FunctionSpec(**table), place
 
 
 def suite_from_config(

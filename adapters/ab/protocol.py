@@ -8,8 +8,13 @@ body of an HTTP POST)::
      "executions": [["candidate", 1], ["baseline", 1], ["baseline", 2], ...]}
 
 ``versions`` holds the parameters of the versions this call runs (both for
-a duet call). The target runs the executions in the order given, timing
-each itself, and answers with one JSON object::
+a duet call). Function targets (HTTP, Lambda) add the fields of
+ElastiBench's request (Schirmer et al. 2024, Section V): ``benchmarks``
+(the benchmarks to run: the call's one), ``randomize`` (benchmarks and the
+two versions in a random order; the executions listed already are) and
+``timeout_s`` (how long the runner may take). The target runs the
+executions in the order given, timing each itself, and answers with one
+JSON object::
 
     {"results": [{"version": "candidate", "repeat": 1, "value": 1234567},
                  {"version": "baseline", "repeat": 1, "error": "what failed"}, ...],
@@ -35,8 +40,17 @@ from .schedule import Call
 from .suite_target import failed_call
 
 
-def request_of(call: Call, benchmark: Benchmark) -> dict[str, Any]:
+def request_of(
+    call: Call,
+    benchmark: Benchmark,
+    *,
+    randomize: bool | None = None,
+    timeout_s: float | None = None,
+) -> dict[str, Any]:
     """The request of ``call`` as plain data.
+
+    With ``randomize`` or ``timeout_s`` (function targets), ElastiBench's
+    fields ``benchmarks``, ``randomize`` and ``timeout_s`` are added.
 
     Examples
     --------
@@ -46,19 +60,37 @@ def request_of(call: Call, benchmark: Benchmark) -> dict[str, Any]:
     >>> req = request_of(call, Benchmark("a", {"n": 1}, {"n": 2}))
     >>> list(req["versions"]) == [call.executions[0].version], req["executions"][1][1]
     (True, 2)
+    >>> r = request_of(call, Benchmark("a"), randomize=True, timeout_s=60)
+    >>> r["benchmarks"], r["randomize"], r["timeout_s"]
+    (['a'], True, 60.0)
     """
-    return {
+    request: dict[str, Any] = {
         "benchmark": benchmark.name,
         "call": call.call,
         "trial": call.trial,
         "versions": {v: benchmark.params(v) for v in call.versions},
         "executions": [[e.version, e.repeat] for e in call.executions],
     }
+    if randomize is not None or timeout_s is not None:
+        request.update(
+            benchmarks=[benchmark.name],
+            randomize=True if randomize is None else bool(randomize),
+            timeout_s=None if timeout_s is None else float(timeout_s),
+        )
+    return request
 
 
-def encode_request(call: Call, benchmark: Benchmark) -> bytes:
-    """The request of ``call`` as UTF-8 JSON."""
-    return json.dumps(request_of(call, benchmark)).encode()
+def encode_request(
+    call: Call,
+    benchmark: Benchmark,
+    *,
+    randomize: bool | None = None,
+    timeout_s: float | None = None,
+) -> bytes:
+    """The request of ``call`` as UTF-8 JSON (see :func:`request_of`)."""
+    return json.dumps(
+        request_of(call, benchmark, randomize=randomize, timeout_s=timeout_s)
+    ).encode()
 
 
 def read_results(

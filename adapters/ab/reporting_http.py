@@ -46,6 +46,13 @@ class ReportingHttp(SuiteTarget):
         Unit of the values when the function does not name one.
     label : str, optional
         Label for the record.
+    randomize : bool, default True
+        Sent as ElastiBench's ``randomize`` (with ``timeout_s``, the
+        timeout); see :mod:`perfstats.adapters.ab.protocol`.
+    memory_mb : int, optional
+        Memory configured for the function, to price the run (an HTTP
+        function does not say); with ``architecture`` (default ``x86_64``).
+    architecture : str, optional
 
     Examples
     --------
@@ -66,8 +73,22 @@ class ReportingHttp(SuiteTarget):
         keep_alive: bool = False,
         unit: str = "",
         label: str | None = None,
+        randomize: bool = True,
+        memory_mb: int | None = None,
+        architecture: str | None = None,
     ) -> None:
         self.url = check_url(url)
+        if memory_mb is not None and (
+            isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or memory_mb < 1
+        ):
+            raise ValueError(f"memory_mb must be a positive integer (MB); got {memory_mb!r}")
+        if architecture is not None and not isinstance(architecture, str):
+            raise ValueError(f"architecture must be a name like 'x86_64'; got {architecture!r}")
+        self.memory_mb = memory_mb
+        if not isinstance(randomize, bool):
+            raise ValueError(f"randomize must be true or false; got {randomize!r}")
+        self.randomize = randomize
+        self.architecture = architecture or ("x86_64" if memory_mb is not None else None)
         checked = check_timeout(timeout)
         if checked is None:
             raise ValueError("timeout must be a positive number of seconds for HTTP targets")
@@ -83,7 +104,11 @@ class ReportingHttp(SuiteTarget):
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
         started_at = utc_now()
         try:
-            response = self._client.send("POST", encode_request(call, benchmark), self.headers)
+            response = self._client.send(
+                "POST",
+                encode_request(call, benchmark, randomize=self.randomize, timeout_s=self.timeout),
+                self.headers,
+            )
         except TimeoutError:
             return failed_call(
                 call,
@@ -126,4 +151,7 @@ class ReportingHttp(SuiteTarget):
             "headers": self.headers,
             "keep_alive": self.keep_alive,
             "unit": self.unit,
-        }
+            "randomize": self.randomize,
+            **({"memory_mb": self.memory_mb, "architecture": self.architecture}
+               if self.memory_mb is not None else {}),
+        }  # fmt: skip

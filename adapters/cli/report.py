@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..records.record import is_empty, read_metadata, read_record
+from ..report.cost import cost_text, load_prices, run_cost
 from ..report.formatting import quantity, table
 from ..report.summary import report
 from .output import emit_json, intervals_text, out, rule_text
@@ -17,6 +18,8 @@ examples:
   perfstats report run.csv
   perfstats report run.csv --json
   perfstats report run.csv -o report.html
+  # a run on AWS Lambda or an HTTP function, priced with another dated table
+  perfstats report run.csv --prices prices.json
 """
 
 
@@ -29,6 +32,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="HTML",
         help="write a self-contained HTML report (figures embedded) instead of the summary",
     )
+    p.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price table for a FaaS target's cost (JSON or TOML with date and region)",
+    )
     output_arguments(p)
 
 
@@ -36,17 +44,21 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats report`` with parsed arguments; returns the exit status."""
     if is_empty(args.record):
         raise UsageError(f"record {args.record} is empty: a header and no rows, nothing to report")
+    prices = load_prices(args.prices)
     if args.output:
         # Imported here: only the HTML report needs matplotlib.
         from ..report.html import write_html_report
 
-        out(f"wrote {write_html_report(Path(args.record), Path(args.output))}")
+        written = write_html_report(Path(args.record), Path(args.output), prices=prices)
+        out(f"wrote {written}")
         return 0
     measurements = read_record(args.record)
     metadata = read_metadata(args.record)
     data = report(measurements, metadata)
+    target_config = metadata.get("target") or {}
+    cost = run_cost(measurements, target_config, prices=prices)
     if args.json:
-        emit_json({"record": args.record, **data})
+        emit_json({"record": args.record, **data, "cost": cost})
         return 0
     unit = data["values"].get("unit", "")
     target = data["target"] or {}
@@ -61,6 +73,9 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         f"{machine.get('os', '?')}, kernel {machine.get('kernel', '?')}"
     )
     out(f"time       {data['started_at']} .. {data['ended_at']} ({data['sessions']} session(s))")
+    priced = cost_text(cost, target_config)
+    if priced is not None:
+        out(f"cost       {priced}")
     decision = data["decision"] or {}
     out(f"stopped by {data['stopped_by']}: {decision.get('reason', '?')}")
     out(

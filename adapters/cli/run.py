@@ -6,10 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from perfstats.cost import FaasPrices
 from perfstats.decision import Decision
 
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
+from ..report.cost import cost_text, load_prices, run_cost
 from ..report.summary import counts, percentile_rows
 from ..report.units import record_unit
 from ..targets.base import Target
@@ -109,12 +111,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="K",
         help="stop after K failures in a row (default 5)",
     )
+    p.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="price table for FaaS targets (JSON or TOML with date and region)",
+    )
+    p.add_argument(
+        "--memory-mb", type=int, metavar="MB", help="memory of an HTTP function, to price the run"
+    )
+    p.add_argument(
+        "--architecture", metavar="ARCH", help="architecture of an HTTP function (x86_64, arm64)"
+    )
     output_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats run`` with parsed arguments; returns the exit status."""
+    prices = load_prices(args.prices)  # a bad table fails before anything runs
     target_options = parse_options(args.target_option, "target option")
     rule_options = parse_options(args.rule_option, "rule option")
     if args.builtin or (not command_argv and args.target == "command" and not target_options):
@@ -148,16 +162,35 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         rng=args.seed,
         max_failures=args.max_failures,
     )
-    show_run(result, as_json=args.json)
+    show_run(
+        result, as_json=args.json, prices=prices, memory_mb=args.memory_mb,
+        architecture=args.architecture,
+    )  # fmt: skip
     return 0
 
 
-def show_run(result: RunResult, *, as_json: bool) -> None:
-    """Write what a run found: its trajectory, decision and intervals (or JSON)."""
+def show_run(
+    result: RunResult,
+    *,
+    as_json: bool,
+    prices: FaasPrices | None = None,
+    memory_mb: int | None = None,
+    architecture: str | None = None,
+) -> None:
+    """Write what a run found: its trajectory, decision and intervals (or JSON).
+
+    A run on a FaaS target (Lambda, HTTP function) shows its cost too.
+    """
     values = result.values
     unit = record_unit(result.measurements)
     intervals = percentile_rows(values)
     tally = counts(result.measurements)
+    target_config = result.metadata.get("target") or {}
+    cost = run_cost(
+        result.measurements, target_config, prices=prices, memory_mb=memory_mb,
+        architecture=architecture,
+    )  # fmt: skip
+    priced = cost_text(cost, target_config)
     if as_json:
         emit_json(
             {
@@ -172,6 +205,7 @@ def show_run(result: RunResult, *, as_json: bool) -> None:
                 "elapsed_s": result.elapsed,
                 "target": result.metadata.get("target"),
                 "rule": result.metadata.get("rule"),
+                "cost": cost,
             }
         )
         return
@@ -191,6 +225,8 @@ def show_run(result: RunResult, *, as_json: bool) -> None:
         + (f", {tally['warmup']} warm-up" if tally["warmup"] else "")
         + f") in {result.elapsed:.1f} s"
     )
+    if priced is not None:
+        out(f"cost: {priced}")
     out(f"decision: {result.decision.reason}")
     out()
     out(intervals_text(intervals, unit))

@@ -22,10 +22,12 @@ from typing import Any
 import pandas as pd
 
 from perfstats import plots
+from perfstats.cost import FaasPrices
 
 from ..ab.analysis import SuiteAnalysis
 from ..ab.record import COLUMNS
 from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
+from .cost import cost_text, run_cost
 from .images import figure_html
 from .run_sections import failures_section
 from .tables import definitions_html, paragraph_html, section_html, table_html
@@ -45,7 +47,11 @@ def is_ab_header(columns: Sequence[str]) -> bool:
 
 
 def suite_items(
-    path: Path, measurements: pd.DataFrame, metadata: Mapping[str, Any], analysis: SuiteAnalysis
+    path: Path,
+    measurements: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    analysis: SuiteAnalysis,
+    prices: FaasPrices | None = None,
 ) -> list[tuple[str, Any]]:
     """``(term, value)`` pairs describing the suite run, for the page's header."""
     suite = metadata.get("suite") if isinstance(metadata.get("suite"), Mapping) else None
@@ -69,6 +75,7 @@ def suite_items(
             f"{len(measurements)} ({ok} ok, {len(measurements) - ok} failed or timed out)",
         ),
         ("time", f"{metadata.get('started_at')} .. {metadata.get('ended_at')}" if suite else None),
+        ("cost", cost_text(run_cost(measurements, target, prices=prices), target)),
         (
             "analysis",
             f"{analysis.pairing}, {analysis.level:.0%} CI of the "
@@ -78,7 +85,7 @@ def suite_items(
     ]
 
 
-def ab_sections(record: Path) -> list[str]:
+def ab_sections(record: Path, *, prices: FaasPrices | None = None) -> list[str]:
     """The page sections of an A-B record: the suite run, the verdicts, the failures."""
     measurements, metadata, analysis = analyse_record(record)
     headers = dict(VERDICT_COLUMNS, ci=f"{analysis.level:.0%} CI")
@@ -99,7 +106,7 @@ def ab_sections(record: Path) -> list[str]:
         parts.append(figure_html(fig, name="change-table", caption=caption))
     return [
         section_html("metadata", "Suite run", definitions_html(suite_items(record, measurements,
-                                                                       metadata, analysis))),
+                                                               metadata, analysis, prices))),
         section_html("verdicts", "Verdicts", *parts),
         failures_section(measurements),
     ]  # fmt: skip

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import perfstats
+from perfstats.cost import FaasPrices
 
 from ..records.files import write_atomic
 from ..records.outputs import check_output
@@ -52,7 +53,7 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-def write_html_report(record: Path, out: Path) -> Path:
+def write_html_report(record: Path, out: Path, *, prices: FaasPrices | None = None) -> Path:
     """Write the HTML report of a record (a run record or an A-B record).
 
     Parameters
@@ -64,6 +65,10 @@ def write_html_report(record: Path, out: Path) -> Path:
         is read when present.
     out : pathlib.Path
         The HTML file to write (replaced if it exists).
+    prices : FaasPrices, optional
+        Price table for the cost of a run on a FaaS target
+        (:func:`perfstats.adapters.report.cost.load_prices`; default the
+        packaged one).
 
     Returns
     -------
@@ -86,23 +91,23 @@ def write_html_report(record: Path, out: Path) -> Path:
     """
     record, out = Path(record), Path(out)
     check_output(out, record_inputs(record), what="the HTML report")
-    page = render_html_report(record)
+    page = render_html_report(record, prices=prices)
     if not out.parent.is_dir():
         raise ValueError(f"folder {os.fspath(out.parent)} does not exist")
     # Readers never see half a page, and a symlink at out is replaced, not followed.
     return write_atomic(out, page)
 
 
-def render_html_report(record: Path) -> str:
+def render_html_report(record: Path, *, prices: FaasPrices | None = None) -> str:
     """The report page of ``record`` as a string (see :func:`write_html_report`)."""
     header = _header(record)
     metadata = read_metadata(record)
     if tuple(header) == COLUMNS:
         title = f"Run report: {(metadata.get('target') or {}).get('name', record.name)}"
-        sections = run_sections(read_record(record), metadata)
+        sections = run_sections(read_record(record), metadata, prices=prices)
     elif is_ab_header(header):
         title = f"A-B report: {record.name}"
-        sections = ab_sections(record)
+        sections = ab_sections(record, prices=prices)
     else:
         raise ValueError(
             f"{os.fspath(record)} is neither a perfstats record (perfstats run --record) nor an "

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from perfstats import plots
+from perfstats.cost import FaasPrices
 
 from ..driver.result import judged_values
+from .cost import cost_text, run_cost
 from .formatting import percent, quantity
 from .images import figure_html
 from .summary import counts, percentile_rows, top_errors
@@ -38,7 +40,9 @@ def _rule_text(rule: Any) -> str:
     return f"{rule.get('name', '?')}({options})"
 
 
-def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> list[str]:
+def run_sections(
+    measurements: pd.DataFrame, metadata: Mapping[str, Any], *, prices: FaasPrices | None = None
+) -> list[str]:
     """The page sections of a run record: run, trajectory, distribution, percentiles, failures.
 
     Parameters
@@ -47,6 +51,8 @@ def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> lis
         The record (:func:`perfstats.adapters.read_record`).
     metadata : mapping
         Its metadata (empty when there is none).
+    prices : FaasPrices, optional
+        Price table for a FaaS target's cost (default the packaged one).
 
     Returns
     -------
@@ -58,7 +64,7 @@ def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> lis
     sessions = list(metadata.get("sessions", []))
     last: Mapping[str, Any] = sessions[-1] if sessions else {}
     return [
-        _run_metadata(measurements, metadata, sessions, last),
+        _run_metadata(measurements, metadata, sessions, last, prices),
         _trajectory(last),
         _distribution(values, unit),
         _percentiles(values, unit),
@@ -71,6 +77,7 @@ def _run_metadata(
     metadata: Mapping[str, Any],
     sessions: Sequence[Mapping[str, Any]],
     last: Mapping[str, Any],
+    prices: FaasPrices | None = None,
 ) -> str:
     target = metadata.get("target") or {}
     machine = last.get("machine") or {}
@@ -98,6 +105,7 @@ def _run_metadata(
             if sessions
             else None,
         ),
+        ("cost", cost_text(run_cost(measurements, target, prices=prices), target)),
         (
             "machine",
             f"{machine.get('cpu_model', '?')}, {machine.get('cores_logical', '?')} cores, "

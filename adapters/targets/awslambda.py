@@ -119,6 +119,8 @@ class LambdaFunction(Target):
         self.profile = profile
         self.name = label or f"lambda {name}" + (f":{qualifier}" if qualifier else "")
         self._client = client if client is not None else self._make_client()
+        self.memory_mb: int | None = None
+        self.architecture: str | None = None
         variables = self._current_environment()
         # The variable is perfstats' own: found here, it is a leftover of a
         # run killed before it restored the function; close() removes it.
@@ -170,6 +172,9 @@ class LambdaFunction(Target):
             ) from None
         except BotoCoreError as exc:
             raise ValueError(f"Lambda function {self.function_name!r}: {exc}") from None
+        # The size prices the run (perfstats.adapters.report.cost).
+        self.memory_mb = int(config["MemorySize"]) if "MemorySize" in config else None
+        self.architecture = str((config.get("Architectures") or ["x86_64"])[0])
         variables = (config.get("Environment") or {}).get("Variables") or {}
         return dict(variables)
 
@@ -333,6 +338,8 @@ class LambdaFunction(Target):
             "timeout": self.timeout,
             "endpoint_url": self.endpoint_url,
             "profile": self.profile,
+            "memory_mb": self.memory_mb,
+            "architecture": self.architecture,
             **({k: v for k, v in self.reader.config().items()} if self.reader.reports else {}),
         }
 

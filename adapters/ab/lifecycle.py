@@ -1,0 +1,570 @@
+"""The life of a benchmark function on AWS Lambda: package, deploy, wait, publish, remove.
+
+ElastiBench (Schirmer et al. 2024, Fig. 2 and Section V) builds one
+function that holds both versions and a runner, deploys it, calls it with
+the benchmarks to run, and removes it afterwards. This module does the
+deploying and removing with boto3:
+
+* :func:`deploy` packages a directory (or takes a ``.zip`` or a container
+  image URI), creates the function with the configured memory and
+  architecture (or updates a function perfstats created before), waits
+  until it is active (boto3's ``function_active_v2`` and
+  ``function_updated_v2`` waiters) and publishes a version;
+* :func:`teardown` deletes it;
+* :func:`deployed` does both around a block, tearing down on failure,
+  Ctrl-C and SIGTERM too.
+
+Everything perfstats creates carries the tag ``perfstats:owner =
+perfstats``; a function without it is never updated or deleted. A bad
+input (no credentials or region, a role Lambda cannot assume, a package
+over the direct-upload limit, a name that belongs to someone else) is a
+:class:`ValueError` that says which, and leaves nothing deployed.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import signal
+import threading
+import zipfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+#: The tag perfstats puts on every function it creates, and checks before
+#: it changes or deletes one.
+OWNER_TAG = "perfstats:owner"
+OWNER = "perfstats"
+#: Lambda's limit for a zip uploaded with the request (50 MB zipped).
+ZIP_LIMIT_BYTES = 50 * 1024 * 1024
+ARCHITECTURES = ("arm64", "x86_64")
+#: Attempts of each control-plane call when AWS throttles (standard retry mode,
+#: exponential back-off with jitter).
+CONTROL_ATTEMPTS = 6
+
+
+class LifecycleError(RuntimeError):
+    """AWS failed to deploy or delete a function (throttled beyond the retries, not ready)."""
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """What to deploy: a named function, its code and its configuration.
+
+    Parameters
+    ----------
+    name : str
+        Function name.
+    role : str
+        ARN of the execution role Lambda assumes.
+    package : str or path, optional
+        A directory (zipped, its files at the zip's root) or a ``.zip``
+        file. Exactly one of ``package`` and ``image_uri``.
+    image_uri : str, optional
+        A container image (ECR URI) holding the runner and both versions.
+    handler, runtime : str
+        For a zip package (default ``main.handler``, ``python3.12``).
+    memory_mb : int, default 2048
+        Memory (128 to 10240 MB); ElastiBench used 2048 MB.
+    architecture : {"arm64", "x86_64"}, default "arm64"
+    timeout_s : int, default 900
+        The function's time limit (1 to 900 s).
+    environment : mapping, optional
+        Environment variables of the function.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import FunctionSpec
+    >>> FunctionSpec("bench", role="arn:aws:iam::123456789012:role/r", image_uri="x:1").memory_mb
+    2048
+    >>> FunctionSpec("bench", role="arn:aws:iam::123456789012:role/r")
+    Traceback (most recent call last):
+    ...
+    ValueError: give exactly one of package (a directory or .zip) and image_uri
+    """
+
+    name: str
+    role: str
+    package: str | os.PathLike[str] | None = None
+    image_uri: str | None = None
+    handler: str = "main.handler"
+    runtime: str = "python3.12"
+    memory_mb: int = 2048
+    architecture: str = "arm64"
+    timeout_s: int = 900
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or len(self.name) > 64:
+            raise ValueError(f"name must be a Lambda function name (1-64 chars); got {self.name!r}")
+        if not isinstance(self.role, str) or not self.role.startswith("arn:"):
+            raise ValueError(f"role must be the ARN of an IAM role; got {self.role!r}")
+        if (self.package is None) == (self.image_uri is None):
+            raise ValueError("give exactly one of package (a directory or .zip) and image_uri")
+        if self.architecture not in ARCHITECTURES:
+            raise ValueError(
+                f"architecture must be one of {', '.join(ARCHITECTURES)}; "
+                f"got {self.architecture!r}"
+            )
+        for name, low, high in (("memory_mb", 128, 10240), ("timeout_s", 1, 900)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer in [{low}, {high}]; got {value!r}")
+        env = dict(self.environment)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise ValueError(f"environment must map names to strings; got {env!r}")
+        object.__setattr__(self, "environment", env)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A deployed function: its name, published version and configuration.
+
+    Attributes
+    ----------
+    name, arn : str
+    version : str
+        The published version; calls go to it, not to ``$LATEST``.
+    memory_mb : int
+    architecture : str
+    created : bool
+        True when :func:`deploy` created the function, False when it
+        updated one perfstats had created before.
+    """
+
+    name: str
+    arn: str
+    version: str
+    memory_mb: int
+    architecture: str
+    created: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, for records and ``--json``."""
+        return {
+            "name": self.name,
+            "arn": self.arn,
+            "version": self.version,
+            "memory_mb": self.memory_mb,
+            "architecture": self.architecture,
+            "created": self.created,
+        }
+
+
+def lambda_client(
+    region: str | None = None,
+    *,
+    endpoint_url: str | None = None,
+    profile: str | None = None,
+    attempts: int = CONTROL_ATTEMPTS,
+    read_timeout: float = 60.0,
+) -> Any:
+    """A boto3 Lambda client, after checking that credentials and a region are set.
+
+    Throttled calls (``TooManyRequestsException``, HTTP 429) are retried up
+    to ``attempts`` times in all with boto3's standard back-off.
+
+    Raises
+    ------
+    ValueError
+        When boto3 is missing, no credentials are found, or no region is
+        set (argument, profile or ``AWS_DEFAULT_REGION``).
+    """
+    try:
+        import boto3
+        from botocore.config import Config
+        from botocore.exceptions import BotoCoreError
+    except ImportError:
+        raise ValueError("AWS Lambda needs boto3: pip install 'perfstats[adapters]'") from None
+    try:
+        session = boto3.session.Session(profile_name=profile, region_name=region)
+    except BotoCoreError as exc:
+        raise ValueError(f"cannot open the AWS profile {profile!r}: {exc}") from None
+    if session.get_credentials() is None:
+        raise ValueError(
+            "no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+            "or name a configured profile"
+        )
+    if not session.region_name:
+        raise ValueError("no AWS region: give region= (--region) or set AWS_DEFAULT_REGION")
+    config = Config(
+        connect_timeout=10,
+        read_timeout=read_timeout,
+        retries={"total_max_attempts": attempts, "mode": "standard"},
+    )
+    return session.client("lambda", endpoint_url=endpoint_url, config=config)
+
+
+def package(path: str | os.PathLike[str]) -> bytes:
+    """The zip to upload: a directory zipped (files at the root), or a ``.zip`` read.
+
+    Raises
+    ------
+    ValueError
+        When ``path`` is missing or neither a directory nor a ``.zip``, or
+        the zip is larger than Lambda takes in a request (50 MB).
+
+    Examples
+    --------
+    >>> import tempfile, zipfile, io, pathlib
+    >>> from perfstats.adapters.ab.lifecycle import package
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "main.py").write_text("def handler(event, context):\\n    return event\\n")
+    >>> zipfile.ZipFile(io.BytesIO(package(d))).namelist()
+    ['main.py']
+    """
+    p = Path(path)
+    if p.is_dir():
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+            for file in sorted(f for f in p.rglob("*") if f.is_file()):
+                if "__pycache__" in file.parts:
+                    continue
+                z.write(file, file.relative_to(p).as_posix())
+        data = buffer.getvalue()
+    elif p.is_file() and p.suffix.lower() == ".zip":
+        data = p.read_bytes()
+    elif p.exists():
+        raise ValueError(f"package {os.fspath(p)} must be a directory or a .zip file")
+    else:
+        raise ValueError(f"package {os.fspath(p)} does not exist")
+    if len(data) > ZIP_LIMIT_BYTES:
+        raise ValueError(
+            f"package {os.fspath(p)} is {len(data) / 2**20:.1f} MB zipped; Lambda takes at "
+            f"most {ZIP_LIMIT_BYTES / 2**20:.0f} MB in a direct upload (use a container "
+            "image, image_uri)"
+        )
+    return data
+
+
+def _error(exc: Any) -> tuple[str, str]:
+    error = exc.response.get("Error", {}) if hasattr(exc, "response") else {}
+    return str(error.get("Code", type(exc).__name__)), str(error.get("Message", exc))
+
+
+def _explain(exc: Exception, action: str, spec: FunctionSpec | None = None) -> Exception:
+    """The error to raise for a failed control-plane call, with what it means."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    if isinstance(exc, ClientError):
+        code, message = _error(exc)
+        if spec is not None and code == "InvalidParameterValueException" and "role" in message:
+            return ValueError(
+                f"{action} {spec.name!r}: the role {spec.role} does not exist or Lambda "
+                f"cannot assume it ({message})"
+            )
+        if code in ("TooManyRequestsException", "ThrottlingException"):
+            tries = int(exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0)) + 1
+            return LifecycleError(
+                f"{action}: AWS throttled the request and it still failed after "
+                f"{tries} attempt{'s' if tries != 1 else ''} ({code}: {message})"
+            )
+        if code in ("UnrecognizedClientException", "InvalidSignatureException",
+                    "AccessDeniedException"):  # fmt: skip
+            return ValueError(f"{action}: AWS refused the credentials ({code}: {message})")
+        return LifecycleError(f"{action}: {code}: {message}")
+    if isinstance(exc, BotoCoreError):
+        return LifecycleError(f"{action}: {exc}")
+    return exc
+
+
+def _owned(client: Any, name: str) -> dict[str, Any] | None:
+    """The function's configuration if it exists; ValueError if it is not perfstats'."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        found = client.get_function(FunctionName=name)
+    except ClientError as exc:
+        if _error(exc)[0] == "ResourceNotFoundException":
+            return None
+        raise _explain(exc, f"looking up {name!r}") from None
+    except BotoCoreError as exc:
+        raise _explain(exc, f"looking up {name!r}") from None
+    tags = found.get("Tags") or {}
+    if tags.get(OWNER_TAG) != OWNER:
+        raise ValueError(
+            f"a Lambda function {name!r} exists and perfstats did not create it (no tag "
+            f"{OWNER_TAG}={OWNER}); perfstats never changes or deletes it: choose another name"
+        )
+    return dict(found["Configuration"])
+
+
+def _wait(client: Any, waiter: str, name: str, wait_s: float, qualifier: str | None = None) -> None:
+    from botocore.exceptions import WaiterError
+
+    delay = 1
+    kwargs: dict[str, Any] = {"FunctionName": name}
+    if qualifier is not None:
+        kwargs["Qualifier"] = qualifier
+    try:
+        client.get_waiter(waiter).wait(
+            **kwargs,
+            WaiterConfig={"Delay": delay, "MaxAttempts": max(1, int(wait_s / delay))},
+        )
+    except WaiterError as exc:
+        last = getattr(exc, "last_response", None) or {}
+        config = last.get("Configuration", last)
+        reason = config.get("StateReason") or config.get("LastUpdateStatusReason") or exc
+        raise LifecycleError(
+            f"{name!r} did not become ready within {wait_s:g} s ({waiter}): {reason}"
+        ) from None
+
+
+def _code(spec: FunctionSpec, data: bytes | None) -> dict[str, Any]:
+    return {"ZipFile": data} if data is not None else {"ImageUri": spec.image_uri}
+
+
+def _configuration(spec: FunctionSpec) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "FunctionName": spec.name,
+        "Role": spec.role,
+        "MemorySize": spec.memory_mb,
+        "Timeout": spec.timeout_s,
+        "Environment": {"Variables": dict(spec.environment)},
+    }
+    if spec.image_uri is None:
+        config.update(Handler=spec.handler, Runtime=spec.runtime)
+    return config
+
+
+def deploy(
+    spec: FunctionSpec,
+    *,
+    client: Any = None,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+    profile: str | None = None,
+    wait_s: float = 300.0,
+) -> Deployment:
+    """Create (or update) the function, wait until it is active, publish a version.
+
+    A function of that name that perfstats created before (tagged) gets the
+    new code and configuration; one it did not create is left alone and is
+    an error. When the function is created here and a later step fails or
+    is interrupted, it is deleted again: a failed deploy leaves nothing.
+
+    Parameters
+    ----------
+    spec : FunctionSpec
+    client : boto3 Lambda client, optional
+        Default :func:`lambda_client` of ``region``, ``endpoint_url``, ``profile``.
+    region, endpoint_url, profile : str, optional
+    wait_s : float, default 300
+        Longest wait for the function to become active or updated.
+
+    Returns
+    -------
+    Deployment
+
+    Raises
+    ------
+    ValueError
+        Bad input: credentials, region, role, package size, a name that is
+        not perfstats'.
+    LifecycleError
+        AWS failed (throttled beyond the retries, the function did not
+        become active).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import FunctionSpec, deploy, teardown
+    >>> spec = FunctionSpec("bench", role="arn:aws:iam::123456789012:role/r", package="fn/")
+    >>> d = deploy(spec, region="eu-west-1")  # doctest: +SKIP
+    >>> teardown(d.name, region="eu-west-1")  # doctest: +SKIP
+    True
+    """
+    if not isinstance(spec, FunctionSpec):
+        raise ValueError(f"spec must be a FunctionSpec; got {spec!r}")
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    # Every local check before the first call that changes anything.
+    data = package(spec.package) if spec.package is not None else None
+    if client is None:
+        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    existing = _owned(client, spec.name)
+    created = False
+    try:
+        if existing is None:
+            action = "creating"
+            try:
+                client.create_function(
+                    **_configuration(spec),
+                    Code=_code(spec, data),
+                    PackageType="Zip" if data is not None else "Image",
+                    Architectures=[spec.architecture],
+                    Tags={OWNER_TAG: OWNER},
+                    Publish=False,
+                )
+            except (ClientError, BotoCoreError) as exc:
+                raise _explain(exc, "creating", spec) from None
+            created = True
+            _wait(client, "function_active_v2", spec.name, wait_s)
+        else:
+            action = "updating"
+            client.update_function_code(
+                FunctionName=spec.name, **_code(spec, data), Architectures=[spec.architecture]
+            )
+            _wait(client, "function_updated_v2", spec.name, wait_s)
+            client.update_function_configuration(**_configuration(spec))
+            _wait(client, "function_updated_v2", spec.name, wait_s)
+        action = "publishing a version of"
+        published = client.publish_version(FunctionName=spec.name)
+        version = str(published["Version"])
+        _wait(client, "function_active_v2", spec.name, wait_s, qualifier=version)
+    except BaseException as exc:
+        if created or (existing is None and _created_anyway(client, spec.name)):
+            _delete_quietly(client, spec.name)
+        if isinstance(exc, (ClientError, BotoCoreError)):
+            raise _explain(exc, f"{action} {spec.name!r}", spec) from None
+        raise
+    logger.info("deployed %s version %s", spec.name, version)
+    return Deployment(
+        name=spec.name,
+        arn=str(published.get("FunctionArn", "")),
+        version=version,
+        memory_mb=int(published.get("MemorySize", spec.memory_mb)),
+        architecture=str((published.get("Architectures") or [spec.architecture])[0]),
+        created=created,
+    )
+
+
+def _created_anyway(client: Any, name: str) -> bool:
+    """True when an interrupted create call created the function after all (tagged ours)."""
+    try:
+        return _owned(client, name) is not None
+    except Exception:
+        return False
+
+
+def _delete_quietly(client: Any, name: str) -> None:
+    try:
+        client.delete_function(FunctionName=name)
+    except Exception as exc:  # the original error matters more; say what is left
+        logger.error("could not delete %s after a failed deploy; delete it by hand: %s", name, exc)
+
+
+def teardown(
+    name: str | Deployment,
+    *,
+    client: Any = None,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+    profile: str | None = None,
+) -> bool:
+    """Delete a function perfstats created, with all its versions.
+
+    Returns
+    -------
+    bool
+        True when a function was deleted, False when none of that name exists.
+
+    Raises
+    ------
+    ValueError
+        When the function exists and perfstats did not create it (no
+        ``perfstats:owner`` tag); it is left as it is.
+    """
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    function = name.name if isinstance(name, Deployment) else name
+    if not isinstance(function, str) or not function:
+        raise ValueError(f"name must be a function name; got {name!r}")
+    if client is None:
+        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    if _owned(client, function) is None:
+        return False
+    try:
+        client.delete_function(FunctionName=function)
+    except ClientError as exc:
+        if _error(exc)[0] == "ResourceNotFoundException":
+            return False
+        raise _explain(exc, f"deleting {function!r}") from None
+    except BotoCoreError as exc:
+        raise _explain(exc, f"deleting {function!r}") from None
+    logger.info("deleted %s", function)
+    return True
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a killed run still tears down."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold off Ctrl-C and SIGTERM while tearing down (the calls have their own timeouts)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextmanager
+def deployed(
+    spec: FunctionSpec,
+    *,
+    client: Any = None,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+    profile: str | None = None,
+    wait_s: float = 300.0,
+) -> Iterator[Deployment]:
+    """Deploy ``spec`` for the duration of a ``with`` block and always tear it down.
+
+    The function is deleted when the block ends, raises, or is interrupted
+    (Ctrl-C, or SIGTERM in the main thread), and when the deploy itself
+    fails half-way.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import FunctionSpec, deployed
+    >>> spec = FunctionSpec("bench", role="arn:aws:iam::123456789012:role/r", package="fn/")
+    >>> with deployed(spec, region="eu-west-1") as d:  # doctest: +SKIP
+    ...     print(d.version)
+    1
+    """
+    if client is None:
+        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    with _terminate_as_interrupt():
+        # A deploy that fails removes what it created itself; a name that is
+        # not perfstats' must not reach teardown (its error would be the same).
+        deployment = deploy(spec, client=client, wait_s=wait_s)
+        try:
+            yield deployment
+        finally:
+            with _uninterrupted():
+                try:
+                    teardown(spec.name, client=client)
+                except Exception as exc:
+                    logger.error("teardown of %s failed; delete it by hand: %s", spec.name, exc)
+                    raise
