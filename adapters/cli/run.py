@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from perfstats.decision import Decision
 
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
+from ..driver.warmup import AUTO
 from ..report.summary import counts, percentile_rows
 from ..report.units import record_unit
 from ..targets.base import Target
@@ -31,6 +33,8 @@ examples:
   perfstats run --builtin
   # a local command, judged by Metior, recorded
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
+  # discard the measured warm-up (found as the runs arrive) instead of a fixed count
+  perfstats run --warmup auto --rule ci-width --record run.csv -- ./bench
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
   # a container, warm mode
@@ -93,7 +97,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds between invocations (SuperFlow: 1800 cold, 5 warm)",
     )
     p.add_argument(
-        "--warmup", type=int, default=0, metavar="N", help="runs recorded first but not judged"
+        "--warmup",
+        type=_warmup,
+        default=0,
+        metavar="N|auto",
+        help="runs recorded first but not judged; 'auto': the measured warm-up, found by "
+        "perfstats.characterize and re-checked every 10 runs (all runs stay in the record)",
+    )
+    p.add_argument(
+        "--max-warmup",
+        type=int,
+        metavar="N",
+        help="with --warmup auto: at most N runs of warm-up (default 200)",
     )
     p.add_argument(
         "--max-failures",
@@ -132,6 +147,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         concurrency=args.concurrency,
         spacing=args.spacing,
         warmup=args.warmup,
+        max_warmup=args.max_warmup,
         record=args.record,
         resume=args.resume,
         progress=progress,
@@ -140,6 +156,18 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     )
     show_run(result, as_json=args.json)
     return 0
+
+
+def _warmup(text: str) -> int | str:
+    """``--warmup``: a count of runs, or ``auto``."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of runs or 'auto'; got {text!r}"
+        ) from None
 
 
 def show_run(result: RunResult, *, as_json: bool) -> None:
@@ -162,6 +190,7 @@ def show_run(result: RunResult, *, as_json: bool) -> None:
                 "elapsed_s": result.elapsed,
                 "target": result.metadata.get("target"),
                 "rule": result.metadata.get("rule"),
+                "warmup": _auto_warmup(result),
             }
         )
         return
@@ -182,8 +211,23 @@ def show_run(result: RunResult, *, as_json: bool) -> None:
         + f") in {result.elapsed:.1f} s"
     )
     out(f"decision: {result.decision.reason}")
+    warmup = _auto_warmup(result)
+    if warmup:
+        found = (
+            f"{warmup['start']} runs, judged from run {warmup['start_run']}"
+            if warmup.get("start") is not None
+            else "no steady state found"
+        )
+        out(f"warm-up (auto): {found}" + (" (capped)" if warmup.get("capped") else ""))
     out()
     out(intervals_text(intervals, unit))
+
+
+def _auto_warmup(result: RunResult) -> dict[str, Any] | None:
+    """What the automatic warm-up found (None for a fixed warm-up)."""
+    sessions = result.metadata.get("sessions") or [{}]
+    warmup = sessions[-1].get("warmup")
+    return warmup if isinstance(warmup, dict) else None
 
 
 def trajectory(history: Sequence[Decision]) -> str:

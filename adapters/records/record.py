@@ -349,6 +349,38 @@ class Record:
         if not self._file.closed:
             self._file.close()
 
+    def rewrite_phases(self, phases: Mapping[int, str]) -> None:
+        """Set the ``phase`` of the rows of the given run numbers; the CSV is replaced atomically.
+
+        For a warm-up found after its runs were recorded (``perfstats run
+        --warmup auto``). The rows are written to a temporary file beside
+        the record, flushed to disk and renamed over it, then appending goes
+        on, so a reader sees the old file or the new one, never half of one.
+
+        Examples
+        --------
+        >>> rec.rewrite_phases({1: WARMUP, 2: WARMUP})  # doctest: +SKIP
+        """
+        if not phases:
+            return
+        self._file.close()
+        try:
+            rows = list(csv.reader(io.StringIO(_complete_text(self.path))))
+            run_at, phase_at = rows[0].index("run"), rows[0].index("phase")
+            for row in rows[1:]:
+                phase = phases.get(int(row[run_at]))
+                if phase is not None:
+                    row[phase_at] = phase
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                csv.writer(f, lineterminator="\n").writerows(rows)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        finally:
+            self._file = open(self.path, "a", newline="", encoding="utf-8")
+            self._writer = csv.writer(self._file, lineterminator="\n")
+
 
 def read_metadata(
     path: str | os.PathLike[str], fmt: RecordFormat | None = None
