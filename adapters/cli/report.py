@@ -72,6 +72,10 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             f"values     min {quantity(v['min'], unit)}, mean {quantity(v['mean'], unit)}, "
             f"max {quantity(v['max'], unit)}"
         )
+    if data["characterization_text"]:
+        out()
+        out("characterisation of every successful run in order (warm-up included)")
+        out(data["characterization_text"])
     out()
     out(intervals_text(data["percentiles"], unit))
     if data["errors"]:

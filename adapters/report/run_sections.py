@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -12,9 +13,10 @@ import pandas as pd
 from perfstats import plots
 
 from ..driver.result import judged_values
+from ..records.record import WARMUP
 from .formatting import percent, quantity
 from .images import figure_html
-from .summary import counts, percentile_rows, top_errors
+from .summary import counts, percentile_rows, run_characterization, top_errors
 from .tables import (
     definitions_html,
     note_html,
@@ -39,7 +41,7 @@ def _rule_text(rule: Any) -> str:
 
 
 def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> list[str]:
-    """The page sections of a run record: run, trajectory, distribution, percentiles, failures.
+    """The sections of a run record: run, trajectory, runs, distribution, percentiles, failures.
 
     Parameters
     ----------
@@ -60,6 +62,7 @@ def run_sections(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> lis
     return [
         _run_metadata(measurements, metadata, sessions, last),
         _trajectory(last),
+        _run_series(measurements, unit),
         _distribution(values, unit),
         _percentiles(values, unit),
         failures_section(measurements),
@@ -134,6 +137,52 @@ def _trajectory(last: Mapping[str, Any]) -> str:
     )
     image = figure_html(fig, name="trajectory", caption=caption)
     return section_html("trajectory", "Decision trajectory", image)
+
+
+def _run_series(measurements: pd.DataFrame, unit: str) -> str:
+    """Every successful run's value in run order, warm-up included, with its characterisation."""
+    heading = "Runs in order"
+    values, characterization = run_characterization(measurements)
+    if characterization is None:
+        return section_html(
+            "runs",
+            heading,
+            note_html(f"{values.size} successful runs; the characterisation needs at least 5."),
+        )
+    scale, shown = display_unit(values, unit)
+    fig = plots.run_series(
+        values / scale,
+        characterization=characterization,
+        unit=shown,
+        log=bool(values.min() > 0 and values.max() / values.min() > LOG_SPAN),
+    )
+    recorded = int((measurements["phase"] == WARMUP).sum())
+    found = characterization.steady_state
+    start = characterization.steady_state_start
+    text = (
+        f"All {values.size} successful runs in run order, warm-up included (the record marks "
+        f"{recorded} run{'s' if recorded != 1 else ''} as warm-up). perfstats.characterize "
+        f"classifies the series as {found}"
+        + (f", steady from the {_ordinal(start + 1)} successful run" if start else "")
+        + " (PELT change points, penalty 15 ln n; segments within 2% of the final one are "
+        "steady)."
+    )
+    caption = (
+        "Each run's value against its index among the successful runs; the detected warm-up "
+        "is shaded, change points are dashed lines, segment means blue steps."
+    )
+    return section_html(
+        "runs",
+        heading,
+        paragraph_html(text),
+        figure_html(fig, name="run-series", caption=caption),
+        f'<pre id="characterization">{html.escape(str(characterization))}</pre>',
+    )
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _distribution(values: np.ndarray, unit: str) -> str:
