@@ -130,9 +130,7 @@ def run(
     started = time.monotonic()
     if not isinstance(target, Target):
         raise ValueError(f"target must be a perfstats.adapters Target; got {target!r}")
-    settings = _settings(
-        max_n, max_seconds, concurrency, spacing, warmup, max_failures, max_warmup
-    )
+    settings = _settings(max_n, max_seconds, concurrency, spacing, warmup, max_failures, max_warmup)
     if resume and record is None:
         raise ValueError("resume=True needs the record to resume")
     # Everything that can be refused is checked before the record is created,

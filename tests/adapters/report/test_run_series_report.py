@@ -55,7 +55,8 @@ def test_html_report_has_the_run_series_panel_and_summary(record: Path) -> None:
     shade = np.array([255, 255, 255]) * 0.88 + np.array([0xD5, 0x5E, 0x00]) * 0.12
     assert (np.abs(pixels - shade).sum(axis=2) < 12).sum() > 1000
     assert "the record marks 2 runs as warm-up" in text
-    assert f"classifies the series as warm-up, steady from the {expected.steady_state_start + 1}" in text
+    start = expected.steady_state_start + 1
+    assert f"classifies the series as warm-up, steady from the {start}" in text
 
 
 def test_text_and_json_report_print_the_characterisation(record: Path, capsys) -> None:
