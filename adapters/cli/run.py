@@ -9,6 +9,7 @@ from typing import Any
 
 from perfstats.decision import Decision
 
+from ..driver.rerun import experiment_from_metadata, read_experiment_metadata
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
 from ..driver.warmup import AUTO
@@ -35,6 +36,8 @@ examples:
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
   # discard the measured warm-up (found as the runs arrive) instead of a fixed count
   perfstats run --warmup auto --rule ci-width --record run.csv -- ./bench
+  # run that experiment again from its record's metadata, into a new record
+  perfstats run --from-metadata run.meta.json --record again.csv
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
   # a container, warm mode
@@ -82,6 +85,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "at most 500 runs unless --max-n says otherwise",
     )
     p.add_argument("--record", metavar="CSV", help="append every invocation to this CSV")
+    p.add_argument(
+        "--from-metadata",
+        metavar="META",
+        help="run again the experiment of a record's metadata (run.meta.json): its target, "
+        "rule and options, seed, warm-up and limits; give a new --record, and re-supply "
+        "redacted secrets (env entries from your environment, others as -t KEY=VALUE)",
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted --record")
     p.add_argument("--max-n", type=int, metavar="N", help="stop after N successful runs")
     p.add_argument(
@@ -123,6 +133,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats run`` with parsed arguments; returns the exit status."""
+    if args.from_metadata:
+        return _from_metadata(args, command_argv)
     target_options = parse_options(args.target_option, "target option")
     rule_options = parse_options(args.rule_option, "rule option")
     if args.builtin or (not command_argv and args.target == "command" and not target_options):
@@ -153,6 +165,47 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         progress=progress,
         rng=args.seed,
         max_failures=args.max_failures,
+    )
+    show_run(result, as_json=args.json)
+    return 0
+
+
+# What --from-metadata takes from the metadata: these options must keep their defaults.
+_RECORDED: tuple[tuple[str, Any, str], ...] = (
+    ("rule", "superflow", "--rule"),
+    ("rule_option", [], "--rule-option"),
+    ("seed", None, "--seed"),
+    ("target", "command", "--target"),
+    ("builtin", False, "--builtin"),
+    ("resume", False, "--resume"),
+    ("max_n", None, "--max-n"),
+    ("max_seconds", None, "--max-seconds"),
+    ("concurrency", 1, "--concurrency"),
+    ("spacing", None, "--spacing"),
+    ("warmup", 0, "--warmup"),
+    ("max_warmup", None, "--max-warmup"),
+    ("max_failures", 5, "--max-failures"),
+)
+
+
+def _from_metadata(args: argparse.Namespace, command_argv: list[str]) -> int:
+    """``perfstats run --from-metadata META``: the recorded experiment, run again."""
+    given = [flag for name, default, flag in _RECORDED if getattr(args, name) != default]
+    if command_argv:
+        given.append("a command after --")
+    if given:
+        raise UsageError(
+            f"--from-metadata takes the target, rule, seed, warm-up and limits from the "
+            f"metadata; do not give {', '.join(given)} (only --record, -t to re-supply a "
+            "redacted option, --json and --no-progress)"
+        )
+    overrides = parse_options(args.target_option, "target option")
+    experiment = experiment_from_metadata(
+        read_experiment_metadata(args.from_metadata), target_options=overrides
+    )
+    progress = not args.no_progress and sys.stderr.isatty()
+    result = run(
+        experiment.target(), record=args.record, progress=progress, **experiment.run_arguments()
     )
     show_run(result, as_json=args.json)
     return 0

@@ -15,11 +15,14 @@ import numpy as np
 
 from perfstats.rules import RULES, Rule, by_name
 
+from ..records.fields import field_descriptions
 from ..records.machine import machine_info, software_info
 from ..records.measurement import utc_now
 from ..records.plain import plain
 from ..records.record import FORMAT, Record, read_metadata
+from ..records.record import RUN as FORMAT_RUN
 from ..targets.base import Target
+from .provenance import git_state, target_directory
 from .result import RunResult
 from .scheduler import Session, Settings
 from .seeding import run_seed
@@ -253,6 +256,7 @@ def _metadata(
         "software": software_info(),
         "command_line": list(sys.argv),
         "settings": plain(settings.__dict__),
+        "git": _git(target_config),
     }
     sessions = [*list(previous.get("sessions", [])), session]
     return {
@@ -261,7 +265,14 @@ def _metadata(
         "rule": rule_config,
         "seed": seed,
         "sessions": sessions,
+        "fields": field_descriptions(FORMAT_RUN),
     }
+
+
+def _git(target_config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The git commit of the target's local working directory, if it is a work tree."""
+    directory = target_directory(target_config)
+    return None if directory is None else git_state(directory)
 
 
 def _difference(old: Any, new: Any) -> str:
