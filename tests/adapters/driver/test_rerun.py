@@ -114,8 +114,9 @@ def test_redacted_env_is_read_from_the_environment(tmp_path, monkeypatch, capsys
 
 def test_redacted_header_must_be_given_again() -> None:
     target = HttpFunction("http://127.0.0.1:9/f", headers={"Authorization": "Bearer abc"})
+    settings = {"warmup": "auto", "max_warmup": 50}
     meta = {"target": _normal(target.config()), "rule": {"name": "Fixed", "config": {"n": 3}},
-            "seed": 1, "sessions": [{"settings": {"warmup": "auto", "max_warmup": 50}}]}  # fmt: skip
+            "seed": 1, "sessions": [{"settings": settings}]}  # fmt: skip
     with pytest.raises(ValueError, match=r"headers\.Authorization.*-t headers=\.\.\."):
         experiment_from_metadata(meta)
     experiment = experiment_from_metadata(
