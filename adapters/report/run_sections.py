@@ -86,6 +86,8 @@ def _run_metadata(
         ("command", " ".join(map(str, argv)) if isinstance(argv, list) else None),
         ("rule", _rule_text(metadata.get("rule")) if metadata.get("rule") else None),
         ("seed", metadata.get("seed")),
+        ("warm-up", _warmup_text(last)),
+        ("git", _git_text(last.get("git"))),
         ("stopped by", last.get("stopped_by")),
         ("final decision", decision.get("reason")),
         (
@@ -118,6 +120,25 @@ def _run_metadata(
     ]
     missing = "" if metadata else note_html("No metadata file beside the record.")
     return section_html("metadata", "Run", missing, definitions_html(items))
+
+
+def _warmup_text(last: Mapping[str, Any]) -> str | None:
+    """The run's warm-up setting, and what an automatic one found."""
+    setting = (last.get("settings") or {}).get("warmup")
+    found = last.get("warmup")
+    if isinstance(found, Mapping):
+        if found.get("start") is None:
+            return "auto: no steady state found"
+        capped = " (capped)" if found.get("capped") else ""
+        return f"auto: {found['start']} runs, judged from run {found.get('start_run')}{capped}"
+    return None if not setting else f"{setting} runs"
+
+
+def _git_text(git: Any) -> str | None:
+    if not isinstance(git, Mapping) or not git.get("commit"):
+        return None
+    dirty = " with uncommitted changes" if git.get("dirty") else ""
+    return f"{git['commit']}{dirty} ({git.get('work_tree') or git.get('directory')})"
 
 
 def _trajectory(last: Mapping[str, Any]) -> str:

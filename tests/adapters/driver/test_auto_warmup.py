@@ -12,6 +12,7 @@ import pytest
 from perfstats.adapters import Command, read_record, run
 from perfstats.adapters.cli import main
 from perfstats.adapters.records.record import metadata_path
+from perfstats.adapters.report.html import write_html_report
 from support.services import HERE
 
 from perfstats.rules import Fixed
@@ -61,6 +62,30 @@ def test_auto_warmup_of_a_real_command(tmp_path) -> None:
     meta = json.loads(metadata_path(path).read_text())
     assert meta["sessions"][-1]["settings"]["warmup"] == "auto"
     assert meta["sessions"][-1]["warmup"]["start_run"] == first
+    page = write_html_report(path, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert f"auto: {warm['start']} runs, judged from run {first}" in page
+
+
+def _consistent(df: pd.DataFrame, values: np.ndarray, warm: dict) -> None:
+    """The record's phases and the judged values agree with the warm-up found."""
+    first = warm["start_run"]
+    assert df["run"].tolist() == list(range(1, len(df) + 1))
+    assert df["phase"].tolist() == np.where(df["run"] < first, "warmup", "measure").tolist()
+    np.testing.assert_array_equal(values, df.loc[df["run"] >= first, "value"].to_numpy())
+
+
+def test_auto_warmup_resumed(tmp_path) -> None:
+    path = tmp_path / "run.csv"
+    cut = run(warming(tmp_path / "s"), Fixed(n=50), warmup="auto", record=path,
+              progress=False, max_seconds=2.0, rng=5)  # fmt: skip
+    assert cut.stopped_by == "max_seconds"
+    done = run(warming(tmp_path / "s"), Fixed(n=50), warmup="auto", record=path,
+               progress=False, resume=True)  # fmt: skip
+    assert done.stopped_by == "rule" and done.values.size == 50
+    warm = done.metadata["sessions"][-1]["warmup"]
+    assert abs(warm["start"] - SLOW) <= 3 and len(done.metadata["sessions"]) == 2
+    df = read_record(path)
+    _consistent(df, done.values, warm)
 
 
 def test_auto_warmup_is_capped(tmp_path) -> None:
