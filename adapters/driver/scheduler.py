@@ -228,7 +228,7 @@ class Session:
             ):
                 if old != new:
                     changed[int(run_no)] = str(new)
-            self.existing["phase"] = phases
+            self.existing["phase"] = [str(p) for p in phases]
         if self.record is not None and changed:
             self.record.rewrite_phases(changed)
 

@@ -22,7 +22,17 @@ stopping rule only the runs from there on. The policy:
   later, the start is the cap (the run is then flagged ``capped``).
 
 A characterisation that finds no steady state leaves the start where it
-was. The whole history of checks, and the last characterisation, go to the
+was.
+
+What no policy can do: tell a warm-up from the steady state before the
+warm-up has ended. A series that is still on its first level looks flat,
+so a rule that is satisfied before the warm-up ends (with fewer runs than
+the warm-up lasts, plus the ten the change-point search needs after it)
+stops there, on warm-up runs; give such a rule a larger ``min_n``, or use
+a fixed warm-up (``warmup=N``) when the warm-up's length is known. The
+runs collected before the first check are all judged at once when it finds
+a steady state, so a rule that needs fewer stops at its own ``n`` with the
+rest of them recorded as measured. The whole history of checks, and the last characterisation, go to the
 record's metadata (``sessions[-1]["warmup"]``).
 
 References
