@@ -32,7 +32,9 @@ stops there, on warm-up runs; give such a rule a larger ``min_n``, or use
 a fixed warm-up (``warmup=N``) when the warm-up's length is known. The
 runs collected before the first check are all judged at once when it finds
 a steady state, so a rule that needs fewer stops at its own ``n`` with the
-rest of them recorded as measured. The whole history of checks, and the last characterisation, go to the
+rest of them recorded as measured.
+
+The whole history of checks, and the last characterisation, go to the
 record's metadata (``sessions[-1]["warmup"]``).
 
 References

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from perfstats import plots
+from perfstats.characterization import characterize
 
 from ..driver.result import judged_values
 from ..records.record import WARMUP
@@ -30,6 +31,8 @@ QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)
 LEVEL = 0.95
 #: Values spanning more than this factor are drawn on a logarithmic axis.
 LOG_SPAN = 3.0
+#: Size in inches of the runs-in-order panel.
+SERIES_SIZE = (7.0, 3.0)
 
 
 def _rule_text(rule: Any) -> str:
@@ -170,12 +173,21 @@ def _run_series(measurements: pd.DataFrame, unit: str) -> str:
             heading,
             note_html(f"{values.size} successful runs; the characterisation needs at least 5."),
         )
+    from matplotlib.figure import Figure
+
     scale, shown = display_unit(values, unit)
-    fig = plots.run_series(
+    if scale != 1.0:
+        # In the unit shown, so the segment means sit on the axis of the runs;
+        # the steady state and change points do not depend on the unit.
+        characterization = characterize(values / scale)
+    # Smaller than run_series' own default, so the page's figures share one width.
+    fig = Figure(figsize=SERIES_SIZE, layout="constrained")
+    plots.run_series(
         values / scale,
         characterization=characterization,
         unit=shown,
         log=bool(values.min() > 0 and values.max() / values.min() > LOG_SPAN),
+        ax=fig.add_subplot(),
     )
     recorded = int((measurements["phase"] == WARMUP).sum())
     found = characterization.steady_state
@@ -197,6 +209,8 @@ def _run_series(measurements: pd.DataFrame, unit: str) -> str:
         heading,
         paragraph_html(text),
         figure_html(fig, name="run-series", caption=caption),
+        paragraph_html(f"The characterisation (values in {shown}):" if shown else
+                       "The characterisation:"),
         f'<pre id="characterization">{html.escape(str(characterization))}</pre>',
     )
 

@@ -70,3 +70,20 @@ def test_text_and_json_report_print_the_characterisation(record: Path, capsys) -
     assert data["characterization"]["steady_state"] == "warm-up"
     assert data["characterization"]["steady_state_start"] == expected.steady_state_start
     assert data["characterization_text"] == str(expected)
+
+
+def test_panel_and_summary_are_in_the_unit_shown() -> None:
+    from perfstats.adapters import Measurement
+    from perfstats.adapters.records.measurement import utc_now
+    from perfstats.adapters.records.record import frame, row_of
+    from perfstats.adapters.report.run_sections import run_sections
+
+    rng = np.random.default_rng(4)
+    ns = np.concatenate([rng.normal(3.0e6, 5e4, 20), rng.normal(1.5e6, 5e4, 40)])
+    rows = [row_of(i + 1, 1, "measure", "t", Measurement(float(v), "ns", None, utc_now()))
+            for i, v in enumerate(ns)]  # fmt: skip
+    page = "".join(run_sections(frame(rows), {}))
+    summary = re.search(r'<pre id="characterization">(.*?)</pre>', page, re.S)
+    assert summary is not None
+    assert html.unescape(summary.group(1)) == str(characterize(ns / 1e6))
+    assert "values in ms" in page and "steady from run 20" in summary.group(1)
