@@ -178,6 +178,8 @@ def report(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> dict[str,
         "values": describe(measurements),
         "percentiles": percentile_rows(judged_values(measurements)),
         "errors": top_errors(measurements),
+        "warmup": last.get("warmup"),
+        "git": last.get("git"),
         "characterization": None if characterization is None else characterization.to_dict(),
         "characterization_text": None if characterization is None else str(characterization),
     }

@@ -29,7 +29,7 @@ def warming(state: Path, *plan: str) -> Command:
                    unit="ms", label="warming")  # fmt: skip
 
 
-def test_auto_warmup_of_a_real_command(tmp_path) -> None:
+def test_auto_warmup_of_a_real_command(tmp_path, capsys) -> None:
     path = tmp_path / "run.csv"
     # A rule that needs more runs than the warm-up lasts: no rule can tell a
     # warm-up from a steady state before the warm-up ends.
@@ -64,6 +64,10 @@ def test_auto_warmup_of_a_real_command(tmp_path) -> None:
     assert meta["sessions"][-1]["warmup"]["start_run"] == first
     page = write_html_report(path, tmp_path / "r.html").read_text(encoding="utf-8")
     assert f"auto: {warm['start']} runs, judged from run {first}" in page
+    assert main(["report", str(path)]) == 0
+    assert f"warm-up    auto: {warm['start']} runs, judged from run {first}" in (
+        capsys.readouterr().out
+    )
 
 
 def _consistent(df: pd.DataFrame, values: np.ndarray, warm: dict) -> None:
