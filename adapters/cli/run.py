@@ -36,8 +36,8 @@ examples:
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
   # discard the measured warm-up (found as the runs arrive) instead of a fixed count
   perfstats run --warmup auto --rule ci-width --record run.csv -- ./bench
-  # run that experiment again from its record's metadata, into a new record
-  perfstats run --from-metadata run.meta.json --record again.csv
+  # run that experiment again from its metadata (the record CSV or its .meta.json file)
+  perfstats run --from-metadata run.csv --record again.csv
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
   # a container, warm mode
@@ -88,7 +88,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--from-metadata",
         metavar="META",
-        help="run again the experiment of a record's metadata (run.meta.json): its target, "
+        help="run again the experiment of a record's metadata file (or of the record CSV): "
+        "its target, "
         "rule and options, seed, warm-up and limits; give a new --record, and re-supply "
         "redacted secrets (env entries from your environment, others as -t KEY=VALUE)",
     )

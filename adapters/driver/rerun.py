@@ -32,7 +32,7 @@ from typing import Any
 from perfstats.rules import RULES, by_name
 
 from ..records.plain import plain
-from ..records.record import RUN, check_format
+from ..records.record import RUN, check_format, metadata_path
 from ..records.redaction import REDACTED
 from ..targets.base import Target
 from ..targets.registry import TARGETS, options_of, target_by_name
@@ -95,7 +95,7 @@ class Experiment:
 
 
 def read_experiment_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The metadata JSON at ``path`` (``run.meta.json``; a record's CSV path also works).
+    """The metadata JSON at ``path``, or the metadata of the record CSV at ``path``.
 
     Raises
     ------
@@ -105,7 +105,7 @@ def read_experiment_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     p = Path(path)
     if p.suffix == ".csv":
-        p = p.with_name(p.name[: -len(".csv")] + ".meta.json")
+        p = metadata_path(p)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
