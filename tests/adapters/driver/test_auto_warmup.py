@@ -80,26 +80,31 @@ def _consistent(df: pd.DataFrame, values: np.ndarray, warm: dict) -> None:
 
 def test_auto_warmup_resumed(tmp_path) -> None:
     path = tmp_path / "run.csv"
-    cut = run(warming(tmp_path / "s"), Fixed(n=50), warmup="auto", record=path,
-              progress=False, max_seconds=2.0, rng=5)  # fmt: skip
-    assert cut.stopped_by == "max_seconds"
-    done = run(warming(tmp_path / "s"), Fixed(n=50), warmup="auto", record=path,
+    # The first session ends at its max_n on the first check (20 runs, all slow so far:
+    # flat, steady from run 1); the resumed one finds the warm-up after that.
+    cut = run(warming(tmp_path / "s", "slow=20"), Fixed(n=40), warmup="auto", record=path,
+              progress=False, max_n=5, rng=5)  # fmt: skip
+    assert cut.stopped_by == "max_n" and cut.metadata["sessions"][-1]["warmup"]["start"] == 0
+    assert (read_record(path)["phase"] == "measure").sum() == 20
+    done = run(warming(tmp_path / "s", "slow=20"), Fixed(n=40), warmup="auto", record=path,
                progress=False, resume=True)  # fmt: skip
-    assert done.stopped_by == "rule" and done.values.size == 50
+    assert done.stopped_by == "rule" and done.values.size == 40
     warm = done.metadata["sessions"][-1]["warmup"]
-    assert abs(warm["start"] - SLOW) <= 3 and len(done.metadata["sessions"]) == 2
+    assert abs(warm["start"] - 20) <= 3 and len(done.metadata["sessions"]) == 2
     df = read_record(path)
     _consistent(df, done.values, warm)
 
 
 def test_auto_warmup_is_capped(tmp_path) -> None:
-    result = run(warming(tmp_path / "s"), Fixed(n=50), warmup="auto", max_warmup=15,
-                 progress=False)  # fmt: skip
+    # 25 slow calls: the check at 40 runs sees the warm-up, longer than the cap.
+    result = run(warming(tmp_path / "s", "slow=25"), Fixed(n=40), warmup="auto",
+                 max_warmup=10, progress=False)  # fmt: skip
     warm = result.metadata["sessions"][-1]["warmup"]
-    assert warm["start"] == 15 and warm["capped"] and warm["max_warmup"] == 15
+    assert warm["start"] == 10 and warm["capped"] and warm["max_warmup"] == 10
+    assert max(c["detected"] or 0 for c in warm["checks"]) > 10
     df = result.measurements
-    assert (df["phase"] == "warmup").sum() == 15 and result.values.size == 50
-    np.testing.assert_array_equal(result.values, df["value"].to_numpy()[15:])
+    assert (df["phase"] == "warmup").sum() == 10 and result.values.size == 40
+    np.testing.assert_array_equal(result.values, df["value"].to_numpy()[10:])
 
 
 def test_cli_warmup_auto(capsys, tmp_path) -> None:
