@@ -67,7 +67,9 @@ def run(
         Options for a rule given by name.
     max_n : int, optional
         Stop after this many successful measured runs even if the rule has
-        not stopped (the decision then says so).
+        not stopped (the decision then says so). Warm-up runs do not count;
+        with ``warmup="auto"``, neither do the runs a later check moves
+        into the warm-up.
     max_seconds : float, optional
         Start no invocation after this many seconds; invocations in flight
         finish and are recorded.
