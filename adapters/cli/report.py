@@ -68,6 +68,18 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     out(f"target     {target.get('name', '?')} ({target.get('kind', '?')})")
     out(f"rule       {rule_text(data['rule'])}")
     out(f"seed       {data['seed']}")
+    warmup = data["warmup"]
+    if isinstance(warmup, dict):
+        found = (
+            f"{warmup['start']} runs, judged from run {warmup.get('start_run')}"
+            if warmup.get("start") is not None
+            else "no steady state found"
+        )
+        out(f"warm-up    auto: {found}" + (" (capped)" if warmup.get("capped") else ""))
+    git = data["git"]
+    if isinstance(git, dict) and git.get("commit"):
+        dirty = " (uncommitted changes)" if git.get("dirty") else ""
+        out(f"git        {git['commit']}{dirty} in {git.get('work_tree') or git.get('directory')}")
     out(
         f"machine    {machine.get('cpu_model', '?')}, {machine.get('cores_logical', '?')} cores, "
         f"{machine.get('os', '?')}, kernel {machine.get('kernel', '?')}"
@@ -89,6 +101,10 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             f"values     min {quantity(v['min'], unit)}, mean {quantity(v['mean'], unit)}, "
             f"max {quantity(v['max'], unit)}"
         )
+    if data["characterization_text"]:
+        out()
+        out("characterisation of every successful run in order (warm-up included)")
+        out(data["characterization_text"])
     out()
     out(intervals_text(data["percentiles"], unit))
     if data["errors"]:

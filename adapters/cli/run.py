@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from perfstats.cost import FaasPrices
 from perfstats.decision import Decision
 
+from ..driver.rerun import experiment_from_metadata, read_experiment_metadata
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
+from ..driver.warmup import AUTO
 from ..report.cost import cost_text, load_prices, run_cost
 from ..report.summary import counts, percentile_rows
 from ..report.units import record_unit
@@ -33,6 +36,10 @@ examples:
   perfstats run --builtin
   # a local command, judged by Metior, recorded
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
+  # discard the measured warm-up (found as the runs arrive) instead of a fixed count
+  perfstats run --warmup auto --rule ci-width --record run.csv -- ./bench
+  # run that experiment again from its metadata (the record CSV or its .meta.json file)
+  perfstats run --from-metadata run.csv --record again.csv
   # resume that record after an interruption
   perfstats run --rule metior --rule-option error=0.03 --record run.csv --resume -- ./bench --quick
   # (a record is written by one run at a time; resuming checks its format,
@@ -82,6 +89,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "at most 500 runs unless --max-n says otherwise",
     )
     p.add_argument("--record", metavar="CSV", help="append every invocation to this CSV")
+    p.add_argument(
+        "--from-metadata",
+        metavar="META",
+        help="run again the experiment of a record's metadata file (or of the record CSV): "
+        "its target, "
+        "rule and options, seed, warm-up and limits; give a new --record, and re-supply "
+        "redacted secrets (env entries from your environment, others as -t KEY=VALUE)",
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted --record")
     p.add_argument(
         "--force",
@@ -102,7 +117,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds between invocations (SuperFlow: 1800 cold, 5 warm)",
     )
     p.add_argument(
-        "--warmup", type=int, default=0, metavar="N", help="runs recorded first but not judged"
+        "--warmup",
+        type=_warmup,
+        default=0,
+        metavar="N|auto",
+        help="runs recorded first but not judged; 'auto': the measured warm-up, found by "
+        "perfstats.characterize and re-checked every 10 runs (all runs stay in the record)",
+    )
+    p.add_argument(
+        "--max-warmup",
+        type=int,
+        metavar="N",
+        help="with --warmup auto: at most N runs of warm-up (default 200)",
     )
     p.add_argument(
         "--max-failures",
@@ -128,6 +154,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats run`` with parsed arguments; returns the exit status."""
+    if args.from_metadata:
+        return _from_metadata(args, command_argv)
     prices = load_prices(args.prices)  # a bad table fails before anything runs
     target_options = parse_options(args.target_option, "target option")
     rule_options = parse_options(args.rule_option, "rule option")
@@ -155,6 +183,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         concurrency=args.concurrency,
         spacing=args.spacing,
         warmup=args.warmup,
+        max_warmup=args.max_warmup,
         record=args.record,
         resume=args.resume,
         force=args.force,
@@ -167,6 +196,59 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         architecture=args.architecture,
     )  # fmt: skip
     return 0
+
+
+# What --from-metadata takes from the metadata: these options must keep their defaults.
+_RECORDED: tuple[tuple[str, Any, str], ...] = (
+    ("rule", "superflow", "--rule"),
+    ("rule_option", [], "--rule-option"),
+    ("seed", None, "--seed"),
+    ("target", "command", "--target"),
+    ("builtin", False, "--builtin"),
+    ("resume", False, "--resume"),
+    ("max_n", None, "--max-n"),
+    ("max_seconds", None, "--max-seconds"),
+    ("concurrency", 1, "--concurrency"),
+    ("spacing", None, "--spacing"),
+    ("warmup", 0, "--warmup"),
+    ("max_warmup", None, "--max-warmup"),
+    ("max_failures", 5, "--max-failures"),
+)
+
+
+def _from_metadata(args: argparse.Namespace, command_argv: list[str]) -> int:
+    """``perfstats run --from-metadata META``: the recorded experiment, run again."""
+    given = [flag for name, default, flag in _RECORDED if getattr(args, name) != default]
+    if command_argv:
+        given.append("a command after --")
+    if given:
+        raise UsageError(
+            f"--from-metadata takes the target, rule, seed, warm-up and limits from the "
+            f"metadata; do not give {', '.join(given)} (only --record, -t to re-supply a "
+            "redacted option, --json and --no-progress)"
+        )
+    overrides = parse_options(args.target_option, "target option")
+    experiment = experiment_from_metadata(
+        read_experiment_metadata(args.from_metadata), target_options=overrides
+    )
+    progress = not args.no_progress and sys.stderr.isatty()
+    result = run(
+        experiment.target(), record=args.record, progress=progress, **experiment.run_arguments()
+    )
+    show_run(result, as_json=args.json)
+    return 0
+
+
+def _warmup(text: str) -> int | str:
+    """``--warmup``: a count of runs, or ``auto``."""
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of runs or 'auto'; got {text!r}"
+        ) from None
 
 
 def show_run(
@@ -206,6 +288,7 @@ def show_run(
                 "target": result.metadata.get("target"),
                 "rule": result.metadata.get("rule"),
                 "cost": cost,
+                "warmup": _auto_warmup(result),
             }
         )
         return
@@ -228,8 +311,23 @@ def show_run(
     if priced is not None:
         out(f"cost: {priced}")
     out(f"decision: {result.decision.reason}")
+    warmup = _auto_warmup(result)
+    if warmup:
+        found = (
+            f"{warmup['start']} runs, judged from run {warmup['start_run']}"
+            if warmup.get("start") is not None
+            else "no steady state found"
+        )
+        out(f"warm-up (auto): {found}" + (" (capped)" if warmup.get("capped") else ""))
     out()
     out(intervals_text(intervals, unit))
+
+
+def _auto_warmup(result: RunResult) -> dict[str, Any] | None:
+    """What the automatic warm-up found (None for a fixed warm-up)."""
+    sessions = result.metadata.get("sessions") or [{}]
+    warmup = sessions[-1].get("warmup")
+    return warmup if isinstance(warmup, dict) else None
 
 
 def trajectory(history: Sequence[Decision]) -> str:

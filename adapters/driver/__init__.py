@@ -9,26 +9,37 @@
 * :class:`RunResult` (:mod:`~perfstats.adapters.driver.result`), what a run
   returns; :class:`TargetFailed` (:mod:`~perfstats.adapters.driver.failures`),
   what it raises when the target keeps failing; :func:`run_seed`
-  (:mod:`~perfstats.adapters.driver.seeding`), the seed it is made with.
+  (:mod:`~perfstats.adapters.driver.seeding`), the seed it is made with;
+* :class:`AutoWarmup` (:mod:`~perfstats.adapters.driver.warmup`), the
+  measured warm-up of ``warmup="auto"``; :func:`run_from_metadata`
+  (:mod:`~perfstats.adapters.driver.rerun`), an experiment run again from
+  its record's metadata; :mod:`~perfstats.adapters.driver.provenance`, the
+  git commit of a target's directory.
 
 The package is named ``driver``, not ``run``, so that it does not shadow
 the function :func:`perfstats.adapters.run`.
 """
 
 from .failures import TargetFailed
+from .rerun import Experiment, experiment_from_metadata, run_from_metadata
 from .result import STOPPED_BY, RunResult, judged_values
 from .scheduler import Session, Settings
 from .seeding import run_seed
 from .stop_loop import build_rule, run
+from .warmup import AutoWarmup
 
 __all__ = [
     "STOPPED_BY",
+    "AutoWarmup",
+    "Experiment",
     "RunResult",
     "Session",
     "Settings",
     "TargetFailed",
     "build_rule",
+    "experiment_from_metadata",
     "judged_values",
     "run",
+    "run_from_metadata",
     "run_seed",
 ]

@@ -17,6 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from perfstats.decision import Decision
@@ -30,6 +31,7 @@ from ..records.terminal import for_terminal
 from ..targets.base import Target
 from .failures import TargetFailed
 from .result import RunResult, judged_values
+from .warmup import AUTO, CHECK_EVERY, FIRST_CHECK, AutoWarmup
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +44,9 @@ class Settings:
     max_seconds: float | None
     concurrency: int
     spacing: float
-    warmup: int
+    warmup: int | str
     max_failures: int
+    max_warmup: int | None = None
 
 
 class Session:
@@ -85,6 +88,10 @@ class Session:
         if resumed.size:
             self.monitor.add(resumed)
             self.bar.update(resumed.size)
+        self.warmup: AutoWarmup | None = None
+        self.ok_runs: list[tuple[int, float]] = []
+        if settings.warmup == AUTO:
+            self._start_auto_warmup(existing)
 
     # -- the run ---------------------------------------------------------
 
@@ -117,7 +124,10 @@ class Session:
         return stopped_by
 
     def _intervals(self, pool: ThreadPoolExecutor) -> str:
-        warmups = 0 if self._resumed_measures else self.settings.warmup - self._resumed_warmups
+        if self.warmup is not None:
+            return self._auto_intervals(pool, self.warmup)
+        fixed = int(self.settings.warmup)
+        warmups = 0 if self._resumed_measures else fixed - self._resumed_warmups
         if warmups > 0:
             self._batch(pool, warmups, phase=WARMUP, interval=0)
             if self._out_of_time():
@@ -139,21 +149,121 @@ class Session:
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def _batch(
-        self, pool: ThreadPoolExecutor, needed: int, *, phase: str, interval: int
-    ) -> list[float]:
-        """Invoke until ``needed`` successes (or any ``needed`` runs for warm-up).
+    # -- the automatic warm-up (see perfstats.adapters.driver.warmup) ---------
 
-        Returns the successful values in run order; fewer than ``needed``
-        when time ran out.
+    def _start_auto_warmup(self, existing: pd.DataFrame) -> None:
+        ok = existing[existing["status"] == "ok"].sort_values("run")
+        self.ok_runs = list(zip(ok["run"].astype(int), ok["value"].astype(float), strict=True))
+        measured = ok[ok["phase"] == MEASURE]
+        # A resumed record keeps the start its rows say: the first measured run.
+        start = int((ok["run"] < measured["run"].min()).sum()) if len(measured) else None
+        assert self.settings.max_warmup is not None
+        self.warmup = AutoWarmup(self.settings.max_warmup, start=start)
+        self.warmup.checked_n = len(self.ok_runs) if start is not None else 0
+
+    def _auto_intervals(self, pool: ThreadPoolExecutor, warmup: AutoWarmup) -> str:
+        size = self.rule.interval
+        batch = int(self.existing["interval"].max()) + 1 if len(self.existing) else 1
+        while True:
+            n_all = len(self.ok_runs)
+            if warmup.start is None:
+                need = _until_check(n_all)
+                values = self._batch(pool, need, phase=WARMUP, interval=batch, every_run=False)
+            elif self.monitor.decision.stop:
+                # The rule's stop stands only if the warm-up has not grown meanwhile.
+                if warmup.checked_n != n_all and self._recheck(warmup):
+                    continue
+                break
+            else:
+                n_ok = len(self.monitor.data)
+                goal = (n_ok // size + 1) * size
+                if self.settings.max_n is not None:
+                    goal = min(goal, self.settings.max_n)
+                # Stop at the next warm-up check too, so that it comes every CHECK_EVERY runs.
+                need = min(goal - n_ok, _until_check(n_all))
+                values = self._batch(pool, need, phase=MEASURE, interval=batch)
+                if values:
+                    self._show(self.monitor.add(values))
+            batch += 1
+            if warmup.due(len(self.ok_runs)):
+                self._recheck(warmup)
+            if len(values) < need:
+                return "max_seconds"
+        details = self.monitor.decision.details
+        return "max_n" if details.get("max_n_reached") else "rule"
+
+    def _recheck(self, warmup: AutoWarmup) -> bool:
+        """Re-characterise the successful runs; on a new start, re-mark rows, restart the rule."""
+        values = np.array([v for _, v in self.ok_runs], dtype=np.float64)
+        if not warmup.update(values):
+            return False
+        start = warmup.start
+        assert start is not None
+        first_run = self.ok_runs[start][0] if start < len(self.ok_runs) else self.next_run
+        self._mark_phases(first_run)
+        self.monitor = Monitor(self.rule, max_n=self.settings.max_n)
+        self.bar.reset(total=self.settings.max_n)
+        if start < values.size:
+            self._show(self.monitor.add(values[start:]))
+            self.bar.update(values.size - start)
+        logger.info(
+            "warm-up of %s: steady state from run %d (%d runs of warm-up)",
+            self.target.name,
+            first_run,
+            start,
+        )
+        return True
+
+    def _mark_phases(self, first_run: int) -> None:
+        """Runs before ``first_run`` are warm-up, the others measured: in memory and on disk."""
+        changed: dict[int, str] = {}
+        for row in self.rows:
+            phase = WARMUP if row["run"] < first_run else MEASURE
+            if row["phase"] != phase:
+                row["phase"] = phase
+                changed[int(row["run"])] = phase
+        if len(self.existing):
+            phases = np.where(self.existing["run"] < first_run, WARMUP, MEASURE)
+            for run_no, old, new in zip(
+                self.existing["run"], self.existing["phase"], phases, strict=True
+            ):
+                if old != new:
+                    changed[int(run_no)] = str(new)
+            self.existing["phase"] = [str(p) for p in phases]
+        if self.record is not None and changed:
+            self.record.rewrite_phases(changed)
+
+    def _first_judged_run(self) -> int | None:
+        if self.warmup is None or self.warmup.start is None:
+            return None
+        start = self.warmup.start
+        return self.ok_runs[start][0] if start < len(self.ok_runs) else self.next_run
+
+    # -- invocations -----------------------------------------------------
+
+    def _batch(
+        self,
+        pool: ThreadPoolExecutor,
+        needed: int,
+        *,
+        phase: str,
+        interval: int,
+        every_run: bool | None = None,
+    ) -> list[float]:
+        """Invoke until ``needed`` successes (or any ``needed`` runs for a fixed warm-up).
+
+        ``every_run`` counts failed runs too (default: for the warm-up
+        phase). Returns the successful values in run order; fewer than
+        ``needed`` when time ran out.
         """
+        count_all = phase == WARMUP if every_run is None else every_run
         in_flight: dict[Future[Measurement], tuple[int, Any]] = {}
         done_ok: list[tuple[int, float]] = []
         finished = 0
         stop_submitting = False
         gave_up = ""
         while True:
-            counted = finished if phase == WARMUP else len(done_ok)
+            counted = finished if count_all else len(done_ok)
             remaining = needed - counted - len(in_flight)
             if self.failures_in_a_row >= self.settings.max_failures and not gave_up:
                 gave_up = (
@@ -195,7 +305,9 @@ class Session:
                     done_ok.append((run_no, measurement.value))
         if gave_up:
             raise TargetFailed(gave_up, None)
-        return [value for _, value in sorted(done_ok)]
+        done_ok.sort()
+        self.ok_runs.extend(done_ok)
+        return [value for _, value in done_ok]
 
     def _next_start(self) -> float:
         spacing = self.settings.spacing
@@ -242,9 +354,11 @@ class Session:
     # -- the end ---------------------------------------------------------
 
     def _finish(self, metadata: dict[str, Any], stopped_by: str) -> None:
+        session = metadata["sessions"][-1]
+        if self.warmup is not None:
+            session["warmup"] = plain(self.warmup.to_dict(self._first_judged_run()))
         if self.record is None:
             return
-        session = metadata["sessions"][-1]
         session["ended_at"] = utc_now().isoformat()
         session["stopped_by"] = stopped_by
         session["decision"] = plain(self.monitor.decision)
@@ -274,6 +388,13 @@ class Session:
             elapsed=time.monotonic() - self.started,
             metadata=metadata,
         )
+
+
+def _until_check(n: int) -> int:
+    """Successful runs still to collect before the next warm-up check, from ``n``."""
+    if n < FIRST_CHECK:
+        return FIRST_CHECK - n
+    return CHECK_EVERY - (n - FIRST_CHECK) % CHECK_EVERY
 
 
 def _progress_bar(enabled: bool, total: int | None, label: str) -> Any:

@@ -15,15 +15,19 @@ import numpy as np
 
 from perfstats.rules import RULES, Rule, by_name
 
+from ..records.fields import field_descriptions
 from ..records.machine import machine_info, software_info
 from ..records.measurement import utc_now
 from ..records.plain import plain
 from ..records.record import FORMAT, Record, read_metadata
+from ..records.record import RUN as FORMAT_RUN
 from ..records.redaction import redact
 from ..targets.base import Target
+from .provenance import git_state, target_directory
 from .result import RunResult
 from .scheduler import Session, Settings
 from .seeding import run_seed
+from .warmup import AUTO, MAX_WARMUP
 
 
 def run(
@@ -35,7 +39,8 @@ def run(
     max_seconds: float | None = None,
     concurrency: int = 1,
     spacing: float | None = None,
-    warmup: int = 0,
+    warmup: int | str = 0,
+    max_warmup: int | None = None,
     record: str | os.PathLike[str] | None = None,
     resume: bool = False,
     force: bool = False,
@@ -64,7 +69,9 @@ def run(
         Options for a rule given by name.
     max_n : int, optional
         Stop after this many successful measured runs even if the rule has
-        not stopped (the decision then says so).
+        not stopped (the decision then says so). Warm-up runs do not count;
+        with ``warmup="auto"``, neither do the runs a later check moves
+        into the warm-up.
     max_seconds : float, optional
         Start no invocation after this many seconds; invocations in flight
         finish and are recorded.
@@ -74,8 +81,22 @@ def run(
         Seconds between invocations: from the end of one to the start of the
         next when ``concurrency == 1`` (SuperFlow waited 30 minutes for cold
         starts, 5 s for warm ones), between starts otherwise.
-    warmup : int, default 0
-        Invocations run and recorded first (phase ``"warmup"``), never judged.
+    warmup : int or "auto", default 0
+        An int: invocations run and recorded first (phase ``"warmup"``),
+        never judged. ``"auto"``: the measured warm-up, found by
+        :func:`perfstats.characterize` on the successful runs and re-checked
+        as they arrive (first after 20 successful runs, then every 10 and
+        before a stop is accepted); the rule judges only the runs after it.
+        Once found the warm-up may only grow, never shrink (the rule then
+        restarts on the runs after it), and it is at most ``max_warmup``
+        runs. Every run stays in the record; those of the warm-up have
+        phase ``"warmup"``, and the checks and the last characterisation
+        go to the metadata (``sessions[-1]["warmup"]``). See
+        :mod:`perfstats.adapters.driver.warmup` for the whole policy.
+    max_warmup : int, optional
+        With ``warmup="auto"``: the most successful runs that may be
+        warm-up (default 200); when that many arrive without a steady
+        state, they are the warm-up and the rest is judged.
     record : path, optional
         CSV file to append every invocation to, flushed row by row; its
         metadata goes beside it (``run.csv`` -> ``run.csv.meta.json``).
@@ -121,7 +142,7 @@ def run(
     started = time.monotonic()
     if not isinstance(target, Target):
         raise ValueError(f"target must be a perfstats.adapters Target; got {target!r}")
-    settings = _settings(max_n, max_seconds, concurrency, spacing, warmup, max_failures)
+    settings = _settings(max_n, max_seconds, concurrency, spacing, warmup, max_failures, max_warmup)
     if resume and record is None:
         raise ValueError("resume=True needs the record to resume")
     # Everything that can be refused is checked before the record is created,
@@ -146,15 +167,29 @@ def run(
 
 
 def _settings(
-    max_n: Any, max_seconds: Any, concurrency: Any, spacing: Any, warmup: Any, max_failures: Any
+    max_n: Any,
+    max_seconds: Any,
+    concurrency: Any,
+    spacing: Any,
+    warmup: Any,
+    max_failures: Any,
+    max_warmup: Any = None,
 ) -> Settings:
+    auto = isinstance(warmup, str) and warmup.lower() == AUTO
+    if max_warmup is not None and not auto:
+        raise ValueError(f"max_warmup applies only to warmup='auto'; got warmup={warmup!r}")
+    if auto:
+        cap = MAX_WARMUP if max_warmup is None else _count(max_warmup, "max_warmup", 1)
+    elif isinstance(warmup, str):
+        raise ValueError(f"warmup must be an integer >= 0 or 'auto'; got {warmup!r}")
     return Settings(
         max_n=None if max_n is None else _count(max_n, "max_n", 1),
         max_seconds=None if max_seconds is None else _seconds(max_seconds, "max_seconds"),
         concurrency=_count(concurrency, "concurrency", 1),
         spacing=0.0 if spacing is None else _seconds(spacing, "spacing", allow_zero=True),
-        warmup=_count(warmup, "warmup", 0),
+        warmup=AUTO if auto else _count(warmup, "warmup", 0),
         max_failures=_count(max_failures, "max_failures", 1),
+        max_warmup=cap if auto else None,
     )
 
 
@@ -231,6 +266,7 @@ def _metadata(
         "software": software_info(),
         "command_line": redact(list(sys.argv)),
         "settings": plain(settings.__dict__),
+        "git": _git(target_config),
     }
     sessions = [*list(previous.get("sessions", [])), session]
     return {
@@ -239,6 +275,7 @@ def _metadata(
         "rule": rule_config,
         "seed": seed,
         "sessions": sessions,
+        "fields": field_descriptions(FORMAT_RUN),
     }
 
 
@@ -269,6 +306,12 @@ def _check_resume(
             f"cannot resume {where}: its values are in {', '.join(map(repr, units))}, "
             f"the target's in {unit!r}"
         )
+
+
+def _git(target_config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The git commit of the target's local working directory, if it is a work tree."""
+    directory = target_directory(target_config)
+    return None if directory is None else git_state(directory)
 
 
 def _difference(old: Any, new: Any) -> str:

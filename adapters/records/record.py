@@ -582,6 +582,39 @@ class Record:
         finally:
             self._lock.release()
 
+    def rewrite_phases(self, phases: Mapping[int, str]) -> None:
+        """Set the ``phase`` of the rows of the given run numbers; the CSV is replaced atomically.
+
+        For a warm-up found after its runs were recorded (``perfstats run
+        --warmup auto``). The rows are written to a temporary file beside
+        the record, flushed to disk and renamed over it, then appending goes
+        on, so a reader sees the old file or the new one, never half of one.
+
+        Examples
+        --------
+        >>> rec.rewrite_phases({1: WARMUP, 2: WARMUP})  # doctest: +SKIP
+        """
+        if not phases:
+            return
+        self._file.close()
+        try:
+            rows = list(csv.reader(io.StringIO(_complete_text(self.path))))
+            run_at, phase_at = rows[0].index("run"), rows[0].index("phase")
+            for row in rows[1:]:
+                phase = phases.get(int(row[run_at]))
+                if phase is not None:
+                    row[phase_at] = phase
+            text = io.StringIO()
+            writer = _RowWriter(text)
+            for row in rows:
+                writer.writerow(row)
+            # One writer of replaced files: O_EXCL temporary name, fsync, rename.
+            with located(self.path):
+                write_atomic(self.path, text.getvalue())
+        finally:
+            self._file = open(self.path, "a", newline="", encoding="utf-8")
+            self._writer = _RowWriter(self._file)
+
 
 def read_metadata(path: str | os.PathLike[str], fmt: RecordFormat | None = None) -> dict[str, Any]:
     """The metadata of the record at ``path`` (empty when there is none).

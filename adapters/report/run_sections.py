@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -10,13 +11,15 @@ import numpy as np
 import pandas as pd
 
 from perfstats import plots
+from perfstats.characterization import characterize
 from perfstats.cost import FaasPrices
 
 from ..driver.result import judged_values
+from ..records.record import WARMUP
 from .cost import cost_text, run_cost
 from .formatting import percent, quantity
 from .images import figure_html
-from .summary import counts, percentile_rows, top_errors
+from .summary import counts, percentile_rows, run_characterization, top_errors
 from .tables import (
     definitions_html,
     note_html,
@@ -30,6 +33,8 @@ QUANTILES = (0.25, 0.5, 0.75, 0.9, 0.99)
 LEVEL = 0.95
 #: Values spanning more than this factor are drawn on a logarithmic axis.
 LOG_SPAN = 3.0
+#: Size in inches of the runs-in-order panel.
+SERIES_SIZE = (7.0, 3.0)
 
 
 def _rule_text(rule: Any) -> str:
@@ -43,7 +48,7 @@ def _rule_text(rule: Any) -> str:
 def run_sections(
     measurements: pd.DataFrame, metadata: Mapping[str, Any], *, prices: FaasPrices | None = None
 ) -> list[str]:
-    """The page sections of a run record: run, trajectory, distribution, percentiles, failures.
+    """The sections of a run record: run, trajectory, runs, distribution, percentiles, failures.
 
     Parameters
     ----------
@@ -66,6 +71,7 @@ def run_sections(
     return [
         _run_metadata(measurements, metadata, sessions, last, prices),
         _trajectory(last),
+        _run_series(measurements, unit),
         _distribution(values, unit),
         _percentiles(values, unit),
         failures_section(measurements),
@@ -90,6 +96,8 @@ def _run_metadata(
         ("command", " ".join(map(str, argv)) if isinstance(argv, list) else None),
         ("rule", _rule_text(metadata.get("rule")) if metadata.get("rule") else None),
         ("seed", metadata.get("seed")),
+        ("warm-up", _warmup_text(last)),
+        ("git", _git_text(last.get("git"))),
         ("stopped by", last.get("stopped_by")),
         ("final decision", decision.get("reason")),
         (
@@ -125,6 +133,25 @@ def _run_metadata(
     return section_html("metadata", "Run", missing, definitions_html(items))
 
 
+def _warmup_text(last: Mapping[str, Any]) -> str | None:
+    """The run's warm-up setting, and what an automatic one found."""
+    setting = (last.get("settings") or {}).get("warmup")
+    found = last.get("warmup")
+    if isinstance(found, Mapping):
+        if found.get("start") is None:
+            return "auto: no steady state found"
+        capped = " (capped)" if found.get("capped") else ""
+        return f"auto: {found['start']} runs, judged from run {found.get('start_run')}{capped}"
+    return None if not setting else f"{setting} runs"
+
+
+def _git_text(git: Any) -> str | None:
+    if not isinstance(git, Mapping) or not git.get("commit"):
+        return None
+    dirty = " with uncommitted changes" if git.get("dirty") else ""
+    return f"{git['commit']}{dirty} ({git.get('work_tree') or git.get('directory')})"
+
+
 def _trajectory(last: Mapping[str, Any]) -> str:
     history = last.get("history") or []
     if not history:
@@ -142,6 +169,63 @@ def _trajectory(last: Mapping[str, Any]) -> str:
     )
     image = figure_html(fig, name="trajectory", caption=caption)
     return section_html("trajectory", "Decision trajectory", image)
+
+
+def _run_series(measurements: pd.DataFrame, unit: str) -> str:
+    """Every successful run's value in run order, warm-up included, with its characterisation."""
+    heading = "Runs in order"
+    values, characterization = run_characterization(measurements)
+    if characterization is None:
+        return section_html(
+            "runs",
+            heading,
+            note_html(f"{values.size} successful runs; the characterisation needs at least 5."),
+        )
+    from matplotlib.figure import Figure
+
+    scale, shown = display_unit(values, unit)
+    if scale != 1.0:
+        # In the unit shown, so the segment means sit on the axis of the runs;
+        # the steady state and change points do not depend on the unit.
+        characterization = characterize(values / scale)
+    # Smaller than run_series' own default, so the page's figures share one width.
+    fig = Figure(figsize=SERIES_SIZE, layout="constrained")
+    plots.run_series(
+        values / scale,
+        characterization=characterization,
+        unit=shown,
+        log=bool(values.min() > 0 and values.max() / values.min() > LOG_SPAN),
+        ax=fig.add_subplot(),
+    )
+    recorded = int((measurements["phase"] == WARMUP).sum())
+    found = characterization.steady_state
+    start = characterization.steady_state_start
+    text = (
+        f"All {values.size} successful runs in run order, warm-up included (the record marks "
+        f"{recorded} run{'s' if recorded != 1 else ''} as warm-up). perfstats.characterize "
+        f"classifies the series as {found}"
+        + (f", steady from the {_ordinal(start + 1)} successful run" if start else "")
+        + " (PELT change points, penalty 15 ln n; segments within 2% of the final one are "
+        "steady)."
+    )
+    caption = (
+        "Each run's value against its index among the successful runs; the detected warm-up "
+        "is shaded, change points are dashed lines, segment means blue steps."
+    )
+    return section_html(
+        "runs",
+        heading,
+        paragraph_html(text),
+        figure_html(fig, name="run-series", caption=caption),
+        paragraph_html(f"The characterisation (values in {shown}):" if shown else
+                       "The characterisation:"),
+        f'<pre id="characterization">{html.escape(str(characterization))}</pre>',
+    )
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _distribution(values: np.ndarray, unit: str) -> str:

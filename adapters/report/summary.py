@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfstats.characterization import MIN_RUNS, Characterization, characterize
 from perfstats.intervals import percentile_ci
 
 from ..driver.result import judged_values
@@ -127,6 +128,28 @@ def top_errors(measurements: pd.DataFrame, limit: int = 3) -> list[dict[str, Any
     ]
 
 
+def run_characterization(
+    measurements: pd.DataFrame,
+) -> tuple[np.ndarray, Characterization | None]:
+    """All successful values of a record in run order (warm-up included) and their characterisation.
+
+    The characterisation is None for fewer than 5 values.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import frame
+    >>> from perfstats.adapters.report.summary import run_characterization
+    >>> values, c = run_characterization(frame([]))
+    >>> values.size, c
+    (0, None)
+    """
+    ok = measurements[measurements["status"] == "ok"].sort_values("run")
+    values = ok["value"].to_numpy(dtype=np.float64)
+    if values.size < MIN_RUNS:
+        return values, None
+    return values, characterize(values)
+
+
 def report(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Everything ``perfstats report`` shows, as plain data.
 
@@ -140,6 +163,7 @@ def report(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> dict[str,
     """
     sessions = list(metadata.get("sessions", []))
     last = sessions[-1] if sessions else {}
+    _, characterization = run_characterization(measurements)
     return {
         "target": metadata.get("target"),
         "rule": metadata.get("rule"),
@@ -154,4 +178,8 @@ def report(measurements: pd.DataFrame, metadata: Mapping[str, Any]) -> dict[str,
         "values": describe(measurements),
         "percentiles": percentile_rows(judged_values(measurements)),
         "errors": top_errors(measurements),
+        "warmup": last.get("warmup"),
+        "git": last.get("git"),
+        "characterization": None if characterization is None else characterization.to_dict(),
+        "characterization_text": None if characterization is None else str(characterization),
     }

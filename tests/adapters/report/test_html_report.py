@@ -189,7 +189,7 @@ def test_run_report_is_one_self_contained_page(run_report: Path) -> None:
     assert sources and all(s.startswith("data:image/png;base64,") for s in sources)
     assert not [a for _, a in page.tags if "href" in a]
     images = page.images()
-    assert set(images) == {"fig-trajectory", "fig-histogram", "fig-ecdf"}
+    assert set(images) == {"fig-trajectory", "fig-run-series", "fig-histogram", "fig-ecdf"}
     for attrs in images.values():
         png = decoded(attrs["src"])
         assert png.size == (int(attrs["width"]), int(attrs["height"]))
@@ -255,7 +255,7 @@ def test_chromium_loads_the_run_report_and_shows_its_figures(
     page = Page(dom)
     assert ("body", {"data-probed": "yes"}) in page.tags
     images = page.images()
-    assert set(images) == {"fig-trajectory", "fig-histogram", "fig-ecdf"}
+    assert set(images) == {"fig-trajectory", "fig-run-series", "fig-histogram", "fig-ecdf"}
     screenshot = np.asarray(Image.open(shot).convert("RGB")).astype(int)
     assert screenshot.shape[:2] == (WINDOW[1], WINDOW[0])
     for name, attrs in images.items():
