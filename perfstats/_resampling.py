@@ -14,8 +14,8 @@ from ._kernels import orderstat as ko
 from ._kernels import resample as kr
 from ._kernels.threads import run_kernel
 from ._validation import FloatArray, check_choice
+from .blocks import BLOCK_KINDS
 
-BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
 ENGINES = ("auto", "order", "direct")
 # From this sample size on, the order-statistic engine (O(k log n) per
 # resample) beats counting ranks (O(n) per resample) for a few quantiles.

@@ -10,7 +10,6 @@ import numpy as np
 
 from ._kernels.resample import resample_positions_range
 from ._resampling import (
-    BLOCK_KINDS,
     check_engine,
     iid_quantiles,
     make_scheme,
@@ -19,6 +18,7 @@ from ._resampling import (
 )
 from ._rng import stream_key
 from ._validation import as_sample, check_choice, check_fraction, check_int
+from .blocks import BLOCK_KINDS
 
 
 def bootstrap_distribution(

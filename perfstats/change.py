@@ -1,11 +1,17 @@
 """Did it change? Bootstrap CI of the relative change between two versions, and
 ElastiBench's agreement between two experiments' verdicts.
 
-ElastiBench (Schirmer et al., 001_*, Sections II and VI-A) decides that a
+ElastiBench (Schirmer et al. 2024, Sections II and VI-A) decides that a
 benchmark changed when the 99% bootstrap confidence interval of the relative
 difference of the medians of the two versions excludes 0; measuring both
 versions in the same function instance, pair by pair ("duet"
 benchmarking), cancels most of the platform's noise.
+
+References
+----------
+.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
+   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
+   Conference on Cloud Engineering (IC2E), 2024.
 """
 
 from __future__ import annotations
@@ -186,7 +192,7 @@ def relative_change(
     The change is ``stat(candidate) / stat(baseline) - 1``; its confidence
     interval is the percentile interval of that ratio over ``n_resamples``
     bootstrap resamples. ``changed`` means the interval excludes 0, as in
-    ElastiBench (Schirmer et al., 001_*), whose defaults these are (99%,
+    ElastiBench (Schirmer et al. 2024), whose defaults these are (99%,
     median). For latency-like metrics, a positive change is ``"slower"``.
 
     * Unpaired: baseline and candidate are resampled independently.
@@ -202,7 +208,7 @@ def relative_change(
     * ``per_pair=True`` (with ``paired=True``): the change is
       ``stat(candidate[i] / baseline[i]) - 1``, the statistic of the per-pair
       ratios, as duet benchmarking reads its pairs (Bulej et al. 2020;
-      ElastiBench, 001_*). Each ratio cancels what its two measurements
+      ElastiBench, Schirmer et al. 2024). Each ratio cancels what its two measurements
       share; the ratio of the two medians does not when that shared state
       is multimodal (an instance that is sometimes 30% slower, say), where
       a resample can take one version's median from the fast state and the
@@ -403,7 +409,7 @@ class ChangeLike(Protocol):
 
 @dataclass(frozen=True)
 class ChangeAgreement:
-    """How well two experiments' change results agree (ElastiBench, 001_*, VI-A).
+    """How well two experiments' change results agree (ElastiBench, Schirmer et al. 2024, VI-A).
 
     Parameters
     ----------
@@ -467,7 +473,7 @@ def change_agreement(
 ) -> ChangeAgreement:
     """ElastiBench's agreement and coverage between two experiments, over many benchmarks.
 
-    Definitions from Schirmer et al. (ElastiBench, 001_*, Section VI-A):
+    Definitions from Schirmer et al. (ElastiBench, Schirmer et al. 2024, Section VI-A):
 
     * two results **agree** if both find a performance change in the same
       direction, or both find no change (both CIs contain 0);

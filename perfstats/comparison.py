@@ -6,9 +6,10 @@ References
    and W. Shang, "Early Detection of Performance Regressions by Bridging
    Local Performance Data and Architectural Models", 47th IEEE/ACM
    International Conference on Software Engineering (ICSE), 2025.
-.. [Mittal2024] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
+.. [Mittal] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
    "SHARP: A Distribution-Based Framework for Reproducible Performance
-   Evaluation", arXiv preprint, 2024.
+   Evaluation", manuscript, Hewlett Packard Labs and University of California,
+   Riverside (undated; its newest reference is from 2023).
 .. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
    Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
    Conference on Cloud Engineering (IC2E), 2024.
@@ -149,7 +150,7 @@ def compare(
 ) -> Comparison:
     """Compare a baseline sample ``a`` with a candidate sample ``b`` every way perfstats knows.
 
-    Computes :func:`ks` and :func:`namd` (SHARP, Mittal et al. 2024), :func:`kl_similarity`
+    Computes :func:`ks` and :func:`namd` (SHARP, Mittal et al.), :func:`kl_similarity`
     (PT4Cloud), :func:`cliffs_delta` and :func:`wilcoxon_ranksum` (Liao et
     al., Liao et al. 2025), :func:`wilcoxon_signedrank` when ``paired``, and
     :func:`relative_change` (ElastiBench, Schirmer et al. 2024), each as documented there.

@@ -1,4 +1,10 @@
-"""Confidence intervals for percentiles of performance measurements."""
+"""Confidence intervals for percentiles of performance measurements.
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
+"""
 
 from __future__ import annotations
 
@@ -21,10 +27,10 @@ from ._resampling import (
 )
 from ._rng import stream_key
 from ._validation import as_sample, check_choice, check_int, check_level, check_quantiles
+from .blocks import BLOCK_KINDS
 from .interval import Interval
 
 METHODS = ("order", "order-normal", "bootstrap", "exact-bootstrap", "block")
-_BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
 
 
 def _normal_z(level: float) -> float:
@@ -96,7 +102,7 @@ def percentile_ci(
           .confidence_interval()``, with ``-inf``/``inf`` where SciPy gives
           NaN.
         * ``"order-normal"``: SuperFlow 1's "general" method (Wen et al.,
-          SuperFlow, 000_*), normal-approximation ranks exactly as its
+          SuperFlow, Wen et al. 2023), normal-approximation ranks exactly as its
           reference code; unbounded where the reference refuses.
         * ``"bootstrap"``: i.i.d. percentile bootstrap (SuperFlow 2).
         * ``"exact-bootstrap"``: the percentile-bootstrap interval with
@@ -162,7 +168,7 @@ def percentile_ci(
     lvl = check_level(level, "level")
     check_choice(method, "method", METHODS)
     n_res = check_int(n_resamples, "n_resamples", minimum=1)
-    check_choice(block_kind, "block_kind", _BLOCK_KINDS)
+    check_choice(block_kind, "block_kind", BLOCK_KINDS)
     eng = check_engine(engine, iid=method != "block", quantiles=True)
     tail = (1.0 - lvl) / 2.0
     block: float | None = None

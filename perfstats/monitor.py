@@ -10,8 +10,8 @@ import numpy as np
 
 from ._validation import as_sample, check_int
 from .decision import Decision
-from .rules._wording import runs
 from .rules.base import Rule
+from .wording import runs
 
 _INITIAL_CAPACITY = 64
 

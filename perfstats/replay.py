@@ -6,14 +6,23 @@ runs, from the first multiple at or above ``rule.min_n``), exactly as a
 harness with :class:`perfstats.Monitor` would, and the first ``n`` at which
 it says stop is the test's stop point. A rule that never stops within the
 runs available (``max_n``, or the end of the trace) is charged all of them
-and marked as not stopped: SuperFlow's protocol (000_*, Section 3.3) and
-Metior's (metior-ase2021-fulltext.txt, Section IV-A) both do so.
+and marked as not stopped: SuperFlow's protocol (Wen et al. 2023, Section 3.3) and
+Metior's (He et al. 2021, Section IV-A) both do so.
 
 Tests are independent, so traces are spread over worker processes (forked
 where the platform allows it); each worker runs numba single-threaded,
 because the processes already fill the cores and nested threads would only
 contend. Threads would not help: the rules spend much of their time in
 Python between kernel calls, under the GIL.
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
+   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
+   IEEE/ACM International Conference on Automated Software Engineering
+   (ASE), 2021.
 """
 
 from __future__ import annotations

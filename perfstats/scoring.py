@@ -1,6 +1,6 @@
 """Score stop points against ground truth with the papers' metrics.
 
-* **Accuracy** (PT4Cloud; SuperFlow's evaluation, 000_* Section 3.3): the
+* **Accuracy** (PT4Cloud; SuperFlow's evaluation, Wen et al. 2023 Section 3.3): the
   similarity probability :func:`perfstats.similarity.kl_similarity` between
   the runs a test used and the ground truth; 1 means the same distribution.
 * **Credibility** at a percentile (SuperFlow, after Le Boudec): the test's
@@ -18,6 +18,11 @@
 
 :func:`score_distribution` and :func:`score_estimate` apply these to the
 frame :func:`perfstats.replay.replay` returns.
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
 """How alike are two samples: KS distance, NAMD and PT4Cloud's KL similarity.
 
 These compare two runs of the same benchmark (reproducibility, stopping
-accuracy) rather than test for a change: SHARP (Mittal et al. 2024) uses
+accuracy) rather than test for a change: SHARP (Mittal et al.) uses
 the Kolmogorov-Smirnov statistic and the Normalized Absolute Mean
 Difference; PT4Cloud's similarity probability (the accuracy measure of
 SuperFlow's evaluation, Wen et al. 2023) is ``2 ** -symKL`` of two Gaussian KDEs.
 
 References
 ----------
-.. [Mittal2024] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
+.. [Mittal] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
    "SHARP: A Distribution-Based Framework for Reproducible Performance
-   Evaluation", arXiv preprint, 2024.
+   Evaluation", manuscript, Hewlett Packard Labs and University of California,
+   Riverside (undated; its newest reference is from 2023).
 .. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
    for Serverless Computing", arXiv:2306.01620, 2023.
 """
@@ -68,7 +69,7 @@ class KSResult:
 def ks(a: Any, b: Any) -> KSResult:
     """Two-sample Kolmogorov-Smirnov statistic and p-value.
 
-    SHARP (Mittal et al. 2024) prefers this distribution-based distance to
+    SHARP (Mittal et al.) prefers this distribution-based distance to
     point summaries such as :func:`namd`: it also sees a changed spread or
     a lost mode. Both numbers are SciPy's ``ks_2samp`` (its default
     ``method="auto"``: exact p-value for small samples, asymptotic for large
@@ -110,7 +111,7 @@ def ks(a: Any, b: Any) -> KSResult:
 def namd(a: Any, b: Any, *, paired: bool = False) -> float:
     """SHARP's Normalized Absolute Mean Difference of two samples.
 
-    SHARP (Mittal et al. 2024, Section III-A.3) describes NAMD as a point
+    SHARP (Mittal et al., Section III-A.3) describes NAMD as a point
     summary of the means, normalised by them, that is 0 when the means agree
     ("the NAMD value was zero" for two runs with equal means but different
     modes), yet prints a formula that sums ``|X_i - Y_i|`` over paired

@@ -7,7 +7,7 @@ from typing import Any
 
 from .._validation import check_int
 from ..decision import Decision
-from ._wording import runs
+from ..wording import runs
 
 
 def check_max_n(max_n: Any, min_n: int) -> int:

@@ -9,9 +9,9 @@ import numpy as np
 from .._rng import RNGLike
 from .._validation import check_int
 from ..decision import Decision
+from ..wording import runs
 from ._limits import check_max_n
 from ._seeds import base_seed
-from ._wording import runs
 from .base import Rule
 from .block_means import BlockBootstrapMeans
 from .gmm import GMM

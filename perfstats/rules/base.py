@@ -9,7 +9,7 @@ import numpy as np
 
 from .._validation import as_sample
 from ..decision import Decision
-from ._wording import runs
+from ..wording import runs
 
 
 class Rule(ABC):

@@ -1,12 +1,19 @@
 """The two baselines Metior was compared with: BasicBT and CoV.
 
 He et al., "Performance Testing for Cloud Computing with Dependent Data
-Bootstrapping" (ASE 2021; metior-ase2021-fulltext.txt), Section IV-A:
+Bootstrapping" (ASE 2021; He et al. 2021), Section IV-A:
 *BasicBT* stops when the i.i.d. bootstrap confidence interval of the
 statistic is within the maximum allowed error (Maricq et al., OSDI 2018);
 *CoV* stops when the coefficient of variation of the data has stopped
 changing (Laaber et al.). Metior found both stop too early on cloud data
 (97% / 89% accurate tests on AWS, 78% / 61% on Chameleon for the mean).
+
+References
+----------
+.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
+   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
+   IEEE/ACM International Conference on Automated Software Engineering
+   (ASE), 2021.
 """
 
 from __future__ import annotations
@@ -20,9 +27,9 @@ from .._rng import RNGLike
 from .._validation import check_int, check_level, check_positive
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..wording import pct, reaches, statistic_label
 from ._seeds import CURRENT, base_seed, judgement_seed
 from ._statistic import Statistic, check_statistic, point_estimate
-from ._wording import pct, reaches, statistic_label
 from .base import Rule
 
 

@@ -12,9 +12,9 @@ from .._validation import check_fraction, check_int, check_positive
 from ..autocorrelation import acf
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..wording import pct, runs
 from ._limits import check_max_n, out_of_runs
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
-from ._wording import pct, runs
 from .base import Rule
 
 

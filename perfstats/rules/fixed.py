@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..decision import Decision
-from ._wording import runs
+from ..wording import runs
 from .base import Rule
 
 

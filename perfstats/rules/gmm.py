@@ -10,9 +10,9 @@ from .._rng import RNGLike
 from .._validation import check_int, check_positive
 from ..decision import Decision
 from ..mixture import MixtureFit, fit_mixture
+from ..wording import runs
 from ._limits import check_max_n, out_of_runs
 from ._seeds import base_seed
-from ._wording import runs
 from .base import Rule
 
 

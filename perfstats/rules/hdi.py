@@ -11,9 +11,9 @@ from .._validation import check_choice, check_fraction, check_int, check_positiv
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..highest_density import hdi
+from ..wording import pct
 from ._limits import check_max_n, out_of_runs
 from ._seeds import CURRENT, base_seed, judgement_seed
-from ._wording import pct
 from .base import Rule
 
 OF = ("sample", "mean")

@@ -1,7 +1,7 @@
 """Metior: stop when more runs no longer move the statistic, by block bootstrap.
 
 He, Lin, Wang et al., "Performance Testing for Cloud Computing with
-Dependent Data Bootstrapping" (ASE 2021; metior-ase2021-fulltext.txt),
+Dependent Data Bootstrapping" (ASE 2021; He et al. 2021),
 Section III-B and Figure 6b. ``S`` holds the runs of the previous intervals
 and ``S'`` all runs. Both are block-bootstrapped (the Politis-White block
 length, so the dependence between consecutive runs survives resampling; by
@@ -17,6 +17,13 @@ requires the ``cl`` quantile of ``|delta*|`` to be at most ``e``
 (``form="absolute"``, the default); the paper requires the central ``cl``
 interval ``(L, H)`` of ``delta*`` to satisfy ``-e < L`` and ``H < e``
 (``form="interval"``).
+
+References
+----------
+.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
+   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
+   IEEE/ACM International Conference on Automated Software Engineering
+   (ASE), 2021.
 """
 
 from __future__ import annotations
@@ -29,11 +36,12 @@ import numpy as np
 from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive
 from ..blocklength import MIN_SIZE, optimal_block_length
+from ..blocks import BLOCK_KINDS
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..wording import pct, statistic_label
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
 from ._statistic import Statistic, check_statistic
-from ._wording import pct, statistic_label
 from .base import Rule
 
 FORMS = ("absolute", "interval")
@@ -42,7 +50,6 @@ FORMS = ("absolute", "interval")
 #: the larger length kept (the paper, Section III-B: "the block sizes are
 #: automatically selected based on the data of S and S'").
 BLOCK_FROM = ("both", "previous")
-BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
 
 
 class Metior(Rule):

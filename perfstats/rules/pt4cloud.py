@@ -2,10 +2,19 @@
 
 He, Lin, Wang et al., "A Statistics-Based Performance Testing Methodology
 for Cloud Applications" (ESEC/FSE 2019), as summarised and evaluated by
-SuperFlow (000_*, Section 2) and Metior (metior-ase2021-fulltext.txt,
+SuperFlow (Wen et al. 2023, Section 2) and Metior (He et al. 2021,
 Section IV): the similarity probability between the runs of the previous
 intervals ``S_pre`` and all runs ``S_cur`` (Gaussian KDEs compared by a
 symmetric KL divergence) must reach an objective probability ``p0`` (90%).
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
+   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
+   IEEE/ACM International Conference on Automated Software Engineering
+   (ASE), 2021.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import numpy as np
 from .._validation import check_fraction, check_int
 from ..decision import Decision
 from ..similarity import kl_similarity
-from ._wording import pct
+from ..wording import pct
 from .base import Rule
 
 

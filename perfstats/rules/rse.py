@@ -9,8 +9,8 @@ import numpy as np
 
 from .._validation import check_int, check_positive
 from ..decision import Decision
+from ..wording import pct
 from ._limits import check_max_n, out_of_runs
-from ._wording import pct
 from .base import Rule
 
 

@@ -1,12 +1,18 @@
 """SHARP's stopping rules: relative CI width of the mean, and KS between halves.
 
 Mittal, Bruel, Faloutsos, Milojicic & Frachtenberg, "SHARP: a
-distribution-based framework for reproducible performance evaluation"
-(003_* in the papers folder), Section V-C and
+distribution-based framework for reproducible performance evaluation", Section V-C and
 Table IV: the CI rule stops when the 95% right-tailed confidence interval of
 the mean is narrower than a fraction T of the mean (T = 0.05 or 0.01); the
 KS rule stops when the Kolmogorov-Smirnov statistic between the first and
 the second half of the runs drops below T = 0.1.
+
+References
+----------
+.. [Mittal] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
+   "SHARP: A Distribution-Based Framework for Reproducible Performance
+   Evaluation", manuscript, Hewlett Packard Labs and University of California,
+   Riverside (undated; its newest reference is from 2023).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from scipy import stats
 from .._validation import check_int, check_level, check_positive
 from ..decision import Decision
 from ..similarity import ks
-from ._wording import pct, reaches
+from ..wording import pct, reaches
 from .base import Rule
 
 
@@ -29,7 +35,7 @@ class CIWidth(Rule):
 
     The half-width of the one-sided (right-tailed) Student-t interval of the
     mean, relative to the mean. SHARP reports that this rule, with either
-    threshold, runs longer than needed (003_*, Section V-C).
+    threshold, runs longer than needed (Mittal et al., Section V-C).
 
     Parameters
     ----------
@@ -116,7 +122,7 @@ class KSHalves(Rule):
     With ``n`` runs the halves are ``x[:n // 2]`` and ``x[n // 2:]``; the
     statistic is the two-sample Kolmogorov-Smirnov distance of
     :func:`perfstats.similarity.ks`. SHARP reports 89.8% fewer runs than a
-    1,000-run ground truth with a KS of 0.104 to it (003_*, Section V-C).
+    1,000-run ground truth with a KS of 0.104 to it (Mittal et al., Section V-C).
 
     Parameters
     ----------

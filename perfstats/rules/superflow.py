@@ -1,7 +1,7 @@
 """SuperFlow: accuracy check plus stability check on percentile CIs.
 
-Wen et al., "SuperFlow: Performance Testing for Serverless Computing"
-(000_* in the papers folder), Section 4. The *accuracy check* asks that the
+Wen et al., "SuperFlow: Performance Testing for Serverless Computing",
+Section 4. The *accuracy check* asks that the
 confidence interval of each of P25, P50 and P75 lie within ``r`` (1%) of
 that observed percentile; the *stability check* asks that the accuracy check
 hold both for the current runs ``S_cur`` and for the previous runs
@@ -17,6 +17,11 @@ the paper differ only in how the interval is computed:
 ``ci="order"`` (exact binomial ranks) and ``ci="exact-bootstrap"`` (the
 i.i.d. bootstrap with infinitely many resamples) are variants this library
 adds; every method of :func:`perfstats.intervals.percentile_ci` works.
+
+References
+----------
+.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
+   for Serverless Computing", arXiv:2306.01620, 2023.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from ..blocklength import MIN_SIZE
 from ..decision import Decision
 from ..interval import Interval
 from ..intervals import percentile_ci
+from ..wording import pct, quantile_label, reaches
 from ._seeds import CURRENT, base_seed, judgement_seed
-from ._wording import pct, quantile_label, reaches
 from .base import Rule
 
 CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")

@@ -1,4 +1,4 @@
-"""Shared wording of decision reasons, so every rule speaks alike."""
+"""Wording of decision reasons shared by the rules and the Monitor, so every reason reads alike."""
 
 from __future__ import annotations
 
