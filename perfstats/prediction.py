@@ -9,7 +9,7 @@ of a real system would be.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
@@ -44,7 +44,9 @@ class RegressionPrediction:
     ----------
     regression : bool
         ``pvalue < alpha``, Cliff's delta beyond negligible and positive
-        (the changed version is slower).
+        (the changed version is slower), over all requests or for at least
+        one request class (requests of untouched classes dilute the pooled
+        effect; the reason names such a class).
     reason : str
         One sentence saying why.
     pvalue : float
@@ -149,10 +151,22 @@ def _reason(
     changed: bool,
     saturated: tuple[str, ...],
     utilisation: Mapping[str, float],
+    diluted: Sequence[str] = (),
+    class_mpd: Mapping[str, float] | None = None,
+    class_delta: Mapping[str, float] | None = None,
 ) -> str:
     what = f"mean response time {mpd * 1e3:+.3g} ms ({rel:+.1%}), Cliff's delta {delta:.3f}"
     if not changed:
         text = "no regression: no service demand changed"
+    elif regression and diluted and class_mpd is not None and class_delta is not None:
+        named = ", ".join(
+            f"{c!r} ({class_mpd[c] * 1e3:+.3g} ms, Cliff's delta {class_delta[c]:.3f})"
+            for c in diluted
+        )
+        text = (
+            f"regression predicted for request class(es) {named}; over all requests "
+            f"{what} is diluted by the classes the change does not touch"
+        )
     elif regression:
         text = f"regression predicted: {what} ({magnitude}), p = {p:.2g} < {alpha:g}"
     elif p >= alpha:
@@ -273,15 +287,23 @@ def predict_regression(
     by_class_mpd: dict[str, float] = {}
     by_class_delta: dict[str, float] = {}
     by_class_p: dict[str, float] = {}
+    slower_classes: list[str] = []
     for cls, xs in before.response_times.items():
         ys = after.response_times[cls]
         if xs.size == 0 or ys.size == 0:
             by_class_mpd[cls] = by_class_delta[cls] = by_class_p[cls] = float("nan")
             continue
+        class_effect = cliffs_delta(ys, xs)
         by_class_mpd[cls] = float(ys.mean() - xs.mean())
-        by_class_delta[cls] = cliffs_delta(ys, xs).delta
+        by_class_delta[cls] = class_effect.delta
         by_class_p[cls] = wilcoxon_ranksum(ys, xs).pvalue
-    regression = bool(test.pvalue < alpha and not effect.negligible and effect.delta > 0)
+        if by_class_p[cls] < alpha and not class_effect.negligible and class_effect.delta > 0:
+            slower_classes.append(cls)
+    overall = bool(test.pvalue < alpha and not effect.negligible and effect.delta > 0)
+    # Requests of classes that never visit a changed station dilute the pooled
+    # effect: a class whose own requests are clearly slower is a regression
+    # even when the mix as a whole looks negligibly changed.
+    regression = overall or bool(slower_classes)
     rel = mpd / mean_before if mean_before > 0 else float(np.inf)
     return RegressionPrediction(
         regression=regression,
@@ -296,6 +318,9 @@ def predict_regression(
             changed,
             saturated,
             load,
+            slower_classes if not overall else [],
+            by_class_mpd,
+            by_class_delta,
         ),
         pvalue=test.pvalue,
         cliffs_delta=effect.delta,

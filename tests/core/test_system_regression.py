@@ -282,3 +282,24 @@ def test_pipeline_baseline_from_the_model() -> None:
     assert per_class.demand_factors["r"]["catalogue"] == pytest.approx(2.0, abs=0.03)
     with pytest.raises(ValueError, match="baseline must be 'graph' or 'model'"):
         detect_system_regression(before, after, local_graph(), loaded, model(), baseline="x")
+
+
+def test_a_slower_class_is_a_regression_even_when_the_mix_dilutes_it() -> None:
+    from perfstats.queueing import OpenNetwork, Station
+
+    net = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.004, "checkout": 0.006}),
+            Station("pricing", demands={"checkout": 0.010}),
+        ],
+        arrival_rates={"browse": 40.0, "checkout": 20.0},
+    )
+    res = perfstats.predict_regression(net, {"pricing": 3.0}, rng=1)
+    # Pooled over both classes the effect is "negligible"; checkout's is large.
+    assert abs(res.cliffs_delta) < 0.147
+    assert res.cliffs_delta_by_class["checkout"] > 0.474
+    assert res.cliffs_delta_by_class["browse"] == 0.0
+    assert res.regression
+    assert "'checkout'" in res.reason and "diluted" in res.reason
+    same = perfstats.predict_regression(net, {"pricing": 1.0}, rng=1)
+    assert not same.regression
