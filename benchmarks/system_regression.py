@@ -120,6 +120,18 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
     b = np.concatenate([r.response_ms for r in before])
     a = np.concatenate([r.response_ms for r in after])
     dev = perfstats.local_deviation(b, a, alpha=ALPHA, unit="ms")
+    # The same rule as the model's (perfstats.predict_regression): a request
+    # type whose own requests are clearly slower is a regression even when
+    # the untouched types dilute the pooled effect.
+    kb = np.concatenate([r.kinds for r in before])
+    ka = np.concatenate([r.kinds for r in after])
+    slower_types = []
+    for kind in sorted(set(kb.tolist()) & set(ka.tolist())):
+        xb, xa = b[kb == kind], a[ka == kind]
+        if xb.size >= 2 and xa.size >= 2:
+            d = perfstats.local_deviation(xb, xa, alpha=ALPHA, unit="ms")
+            if d.deviated and d.cliffs_delta > 0:
+                slower_types.append(str(kind))
     cpu = {
         s: float(np.mean([r.cpu_percent[s] for r in after]))
         - float(np.mean([r.cpu_percent[s] for r in before]))
@@ -134,7 +146,9 @@ def oracle_verdict(before: Sequence[LoadTestRun], after: Sequence[LoadTestRun]) 
         # (perfstats.predict_regression) and the paper: a few requests
         # stalled for a second by a busy host move the mean of either side
         # more than a regression that slows most requests.
-        "regression": bool(dev.deviated and dev.cliffs_delta > 0),
+        "regression": bool(dev.deviated and dev.cliffs_delta > 0) or bool(slower_types),
+        "regression_pooled": bool(dev.deviated and dev.cliffs_delta > 0),
+        "slower_request_types": slower_types,
         "regression_by_mean": bool(dev.deviated and dev.md > 0),
         "cpu_mpd": cpu,
         "mean_ms_before": dev.mean_before,

@@ -248,7 +248,12 @@ def _target(
         others = [p for p in hidden if not p.startswith("env.")]
         how = []
         if env_names:
-            how.append("export " + " ".join(f"{n}=..." for n in env_names) + " before re-running")
+            # Named, not spelled NAME=...: that shape is what redaction hides.
+            how.append(
+                "set the environment variable(s) "
+                + ", ".join(env_names)
+                + " to the secret value(s) before re-running"
+            )
         if others:
             roots = sorted({p.split(".", 1)[0] for p in others})
             how.append("give " + " ".join(f"-t {r}=..." for r in roots) + " in full")

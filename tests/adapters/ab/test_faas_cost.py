@@ -22,6 +22,7 @@ import pytest
 from perfstats.adapters import read_record
 from perfstats.adapters.ab import read_ab_record
 from perfstats.adapters.cli import main
+from perfstats.adapters.records import metadata_path
 from perfstats.adapters.report.cost import billing, load_prices, run_cost
 from perfstats.adapters.report.html import render_html_report
 from support.services import (
@@ -232,7 +233,7 @@ def test_perfstats_run_on_lambda_reports_its_cost(
     out = capsys.readouterr().out
     assert code == 0
     df = read_record(record)
-    meta = json.loads(record.with_suffix(".meta.json").read_text())
+    meta = json.loads(metadata_path(record).read_text())
     target = meta["target"]
     assert (target["memory_mb"], target["architecture"]) == (2048, "arm64")
     # moto writes no REPORT line: the measured durations are billed.

@@ -23,6 +23,7 @@ import boto3
 import pytest
 from perfstats.adapters.ab import read_ab_record
 from perfstats.adapters.cli import main
+from perfstats.adapters.records import metadata_path
 from perfstats.adapters.report.cost import billing
 from support.aws_proxy import aws_proxy
 from support.services import MotoServer, aws_env, moto_server
@@ -146,7 +147,7 @@ def test_one_shot_run_deploys_runs_three_calls_and_tears_down(
     assert f"function {NAME} version 1 (1024 MB, arm64), deployed for the run and deleted" in out
     df = read_ab_record(record)
     assert sorted(set(df["call"])) == [1, 2, 3] and len(df) == 6
-    meta = json.loads(record.with_suffix(".meta.json").read_text())
+    meta = json.loads(metadata_path(record).read_text())
     target = meta["suite"]["target"]
     assert (target["kind"], target["qualifier"], target["memory_mb"]) == ("lambda", "1", 1024)
     # No REPORT line from moto: each call is billed by its measured duration.

@@ -16,7 +16,7 @@ from perfstats.adapters import gate_files, read_record
 from perfstats.adapters.ab import AB
 from perfstats.adapters.cli import main
 from perfstats.adapters.driver.result import judged_values
-from perfstats.adapters.records import importers
+from perfstats.adapters.records import importers, metadata_path
 from perfstats.adapters.targets import workload
 
 WORKLOAD = str(Path(workload.__file__).resolve())
@@ -43,8 +43,8 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # On this shared machine two records of the same work differ by up to 2x
     # (the virtual CPUs differ in speed), so 'same' is the same record on
     # both sides: a benchmark that did not change at all.
-    for suffix in (".csv", ".meta.json"):
-        shutil.copy(base / f"same{suffix}", cont / f"same{suffix}")
+    shutil.copy(base / "same.csv", cont / "same.csv")
+    shutil.copy(metadata_path(base / "same.csv"), metadata_path(cont / "same.csv"))
     _record(base / "slower.csv", "slower", 20_000)
     _record(cont / "slower.csv", "slower", 80_000)
     _record(base / "only_base.csv", "only_base", 2_000)
@@ -152,9 +152,10 @@ def test_statistic_and_names_options(capsys, suites, tmp_path) -> None:
     for stem in ("same", "slower"):
         src = suites["cont"] / f"{stem}.csv"
         shutil.copy(src, renamed / f"{stem}.csv")
-        meta = json.loads(src.with_suffix(".meta.json").read_text())
+        meta = json.loads(metadata_path(src).read_text())
         meta["target"]["name"] = f"new {stem}"
-        (renamed / f"{stem}.meta.json").write_text(json.dumps(meta))
+        meta["record"] = f"{stem}.csv"
+        metadata_path(renamed / f"{stem}.csv").write_text(json.dumps(meta))
     code, _, err = _gate(capsys, str(suites["base"]), str(renamed))
     assert code == 2 and "share no benchmark" in err
     code, out, _ = _gate(capsys, str(suites["base"]), str(renamed), "--names", "file",
@@ -216,7 +217,7 @@ def test_bad_input_exits_2_with_a_clear_message(capsys, suites, tmp_path) -> Non
     dup.mkdir()
     for name in ("x", "y"):
         shutil.copy(suites["base"] / "same.csv", dup / f"{name}.csv")
-        shutil.copy(suites["base"] / "same.meta.json", dup / f"{name}.meta.json")
+        shutil.copy(metadata_path(suites["base"] / "same.csv"), metadata_path(dup / f"{name}.csv"))
     ab_record = tmp_path / "suite.csv"
     ab_record.write_text(",".join(AB.columns) + "\n")
     config = tmp_path / "bad.toml"

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from perfstats.adapters.ab.inputs import read_history
 from perfstats.adapters.cli import main
+from perfstats.adapters.records import metadata_path
 from perfstats.adapters.targets import workload
 
 from perfstats import history_change_points
@@ -106,8 +107,8 @@ def test_directories_of_real_records(capsys, tmp_path) -> None:
         folder = nested / _commit(i)
         folder.mkdir()
         _record(folder / "walk.csv", 10_000 if i < 5 else 40_000)
-        for suffix in (".csv", ".meta.json"):
-            shutil.copy(folder / f"walk{suffix}", flat / f"{_commit(i)}{suffix}")
+        shutil.copy(folder / "walk.csv", flat / f"{_commit(i)}.csv")
+        shutil.copy(metadata_path(folder / "walk.csv"), metadata_path(flat / f"{_commit(i)}.csv"))
     capsys.readouterr()
     frame = read_history(nested)
     assert list(dict.fromkeys(frame["commit"])) == [_commit(i) for i in range(10)]
