@@ -190,6 +190,7 @@ def predict_regression(
     n_requests: int = DEFAULT_PREDICTION_REQUESTS,
     rng: Any = None,
     alpha: float = 0.05,
+    per_class: bool = True,
 ) -> RegressionPrediction:
     """Simulate the model before and after a change of demands and judge it.
 
@@ -207,6 +208,11 @@ def predict_regression(
         Seeds the simulations; both versions use the same stream.
     alpha : float
         Significance level of the rank-sum test (0.05 as in the paper).
+    per_class : bool
+        Also judge each request class on its own (default): a class whose
+        requests are clearly slower is a regression even when the classes
+        the change does not touch dilute the pooled effect. ``False`` judges
+        the pooled response times only, as the paper does.
 
     Returns
     -------
@@ -303,7 +309,7 @@ def predict_regression(
     # Requests of classes that never visit a changed station dilute the pooled
     # effect: a class whose own requests are clearly slower is a regression
     # even when the mix as a whole looks negligibly changed.
-    regression = overall or bool(slower_classes)
+    regression = overall or (bool(per_class) and bool(slower_classes))
     rel = mpd / mean_before if mean_before > 0 else float(np.inf)
     return RegressionPrediction(
         regression=regression,
@@ -318,7 +324,7 @@ def predict_regression(
             changed,
             saturated,
             load,
-            slower_classes if not overall else [],
+            slower_classes if per_class and not overall else [],
             by_class_mpd,
             by_class_delta,
         ),

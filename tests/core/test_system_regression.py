@@ -303,3 +303,6 @@ def test_a_slower_class_is_a_regression_even_when_the_mix_dilutes_it() -> None:
     assert "'checkout'" in res.reason and "diluted" in res.reason
     same = perfstats.predict_regression(net, {"pricing": 1.0}, rng=1)
     assert not same.regression
+    # The paper's pooled verdict alone does not see it.
+    pooled = perfstats.predict_regression(net, {"pricing": 3.0}, rng=1, per_class=False)
+    assert not pooled.regression and "diluted" not in pooled.reason
