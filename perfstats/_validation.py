@@ -99,31 +99,6 @@ def check_positive(value: Any, name: str) -> float:
     return out
 
 
-def check_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
-    """Quantile(s) in [0, 1]; returns the array and whether ``q`` was a scalar."""
-    if isinstance(q, bool) or isinstance(q, (str, bytes)):
-        raise ValueError(f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}")
-    if isinstance(q, numbers.Real):
-        value = float(q)
-        if not (0.0 <= value <= 1.0):
-            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        return np.array([value]), True
-    else:
-        try:
-            values = np.asarray(q, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}"
-            ) from None
-        if values.ndim != 1 or values.size == 0:
-            raise ValueError(f"{name} must be a float or a non-empty 1-D sequence, got {_short(q)}")
-        scalar = False
-    bad = ~((values >= 0.0) & (values <= 1.0))
-    if bad.any():
-        raise ValueError(f"{name} must be in [0, 1], got {values[bad][0]!r}")
-    return values, scalar
-
-
 def check_int(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer (not a bool) within ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +10,8 @@ import numpy as np
 from ._kernels.resample import resample_positions
 from ._resampling import BLOCK_KINDS, make_scheme, resampled_stats
 from ._rng import stream_key
-from ._validation import as_sample, check_choice, check_fraction, check_int
+from ._validation import as_sample, check_choice, check_int
+from .quantile_spec import parse_statistic
 
 
 def bootstrap_distribution(
@@ -85,16 +85,8 @@ def bootstrap_distribution(
         )
         values = [statistic(x[row]) for row in positions]
         return np.asarray(values, dtype=np.float64)
-    if isinstance(statistic, str):
-        check_choice(statistic, "statistic", ("mean", "median"))
-        if statistic == "mean":
-            return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
-        qs = np.array([0.5])
-    elif isinstance(statistic, numbers.Real) and not isinstance(statistic, bool):
-        qs = np.array([check_fraction(statistic, "statistic")])
-    else:
-        raise ValueError(
-            f"statistic must be 'mean', 'median', a quantile in [0, 1] or a callable, "
-            f"got {statistic!r}"
-        )
+    stat = parse_statistic(statistic)
+    if stat == "mean":
+        return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
+    qs = np.array([0.5 if stat == "median" else float(stat)])
     return resampled_stats(scheme, qs, False, n_res, key)[:, 0].copy()

@@ -13,8 +13,9 @@ from ._kernels.order import normal_order_bounds, order_bounds
 from ._kernels.quantile import sorted_quantiles
 from ._resampling import make_scheme, resampled_stats, resolve_block_length
 from ._rng import stream_key
-from ._validation import as_sample, check_choice, check_int, check_level, check_quantiles
+from ._validation import as_sample, check_choice, check_int, check_level
 from .interval import Interval
+from .quantile_spec import parse_quantiles
 
 METHODS = ("order", "order-normal", "bootstrap", "exact-bootstrap", "block")
 _BLOCK_KINDS = ("moving", "circular", "stationary", "superflow")
@@ -136,7 +137,7 @@ def percentile_ci(
     True
     """
     x = as_sample(data, "data")
-    qs, scalar = check_quantiles(q, "q")
+    qs, scalar = parse_quantiles(q, "q")
     lvl = check_level(level, "level")
     check_choice(method, "method", METHODS)
     n_res = check_int(n_resamples, "n_resamples", minimum=1)

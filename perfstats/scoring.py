@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_sample, check_level, check_positive, check_quantiles
+from ._validation import as_sample, check_level, check_positive
 from .intervals import percentile_ci
-from .rules._statistic import Statistic, check_statistic, point_estimate
+from .quantile_spec import parse_quantiles, parse_statistic
+from .rules._statistic import Statistic, point_estimate
 from .similarity import kl_similarity, ks
 from .traces import lookup_trace, named_traces
 
@@ -98,7 +99,7 @@ def credible(result: Any, truth: Any, q: Any, *, level: float = 0.95) -> bool | 
     False
     """
     x = as_sample(result, "result")
-    qs, scalar = check_quantiles(q, "q")
+    qs, scalar = parse_quantiles(q, "q")
     intervals = percentile_ci(truth, qs, level=check_level(level), method="order-normal")
     estimates = np.quantile(x, qs)
     verdicts = tuple(
@@ -128,7 +129,7 @@ def relative_error(result: Any, truth: Any, *, statistic: Statistic = "mean") ->
     >>> relative_error([99.0, 101.0, 103.0], [100.0, 100.0], statistic="mean")
     0.01
     """
-    stat = check_statistic(statistic)
+    stat = parse_statistic(statistic, strict=True)
     got = point_estimate(as_sample(result, "result"), stat)
     want = point_estimate(as_sample(truth, "truth"), stat)
     if want == 0.0:
@@ -192,7 +193,7 @@ def score_distribution(
     >>> list(scored.columns[-2:]), bool(scored.loc[0, "credible_P50"])
     (['accuracy', 'credible_P50'], True)
     """
-    qs, _ = check_quantiles(quantiles, "quantiles")
+    qs, _ = parse_quantiles(quantiles, "quantiles")
     lvl = check_level(level)
     names = [f"credible_P{100.0 * q:g}" for q in qs]
     acc: list[float] = []
@@ -253,7 +254,7 @@ def score_estimate(
        result  accurate
     0   100.0      True
     """
-    stat = check_statistic(statistic)
+    stat = parse_statistic(statistic, strict=True)
     tol = check_positive(error, "error")
     truth_cache: dict[str, float] = {}
     results: list[float] = []

@@ -222,7 +222,7 @@ def _metadata(
     rule_config = _normal({"name": rule.name, "config": rule.config()})
     previous: Mapping[str, Any] = rec.metadata if rec is not None else {}
     if rec is not None and (previous or len(rec.existing)):
-        _check_resume(rec, target_config, rule_config, force)
+        _check_resume(rec, target_config, rule_config, force, type(rule).renamed_options())
     session = {
         "started_at": utc_now().isoformat(),
         "ended_at": None,
@@ -242,12 +242,18 @@ def _metadata(
 
 
 def _check_resume(
-    rec: Record, target_config: Mapping[str, Any], rule_config: Mapping[str, Any], force: bool
+    rec: Record,
+    target_config: Mapping[str, Any],
+    rule_config: Mapping[str, Any],
+    force: bool,
+    renamed: Mapping[str, str],
 ) -> None:
     """Refuse to continue a record with another target, rule or unit (the difference named)."""
     where = os.fspath(rec.path)
     for what, new in (("target", target_config), ("rule", rule_config)):
         old = rec.metadata.get(what)
+        if what == "rule":
+            old = _current_names(old, renamed)
         if old is None:
             if rec.metadata and not force:
                 raise ValueError(
@@ -268,6 +274,14 @@ def _check_resume(
             f"cannot resume {where}: its values are in {', '.join(map(repr, units))}, "
             f"the target's in {unit!r}"
         )
+
+
+def _current_names(rule_config: Any, renamed: Mapping[str, str]) -> Any:
+    """A recorded rule configuration with options renamed since under their new names."""
+    if not (isinstance(rule_config, dict) and isinstance(rule_config.get("config"), dict)):
+        return rule_config
+    options = {renamed.get(k, k): v for k, v in rule_config["config"].items()}
+    return {**rule_config, "config": options}
 
 
 def _difference(old: Any, new: Any) -> str:

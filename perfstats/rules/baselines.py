@@ -20,8 +20,9 @@ from .._rng import RNGLike
 from .._validation import check_int, check_level, check_positive
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..quantile_spec import parse_statistic
 from ._seeds import CURRENT, base_seed, judgement_seed
-from ._statistic import Statistic, check_statistic, point_estimate
+from ._statistic import Statistic, point_estimate
 from ._wording import pct, reaches, statistic_label
 from .base import Rule
 
@@ -79,7 +80,7 @@ class BasicBootstrap(Rule):
     ) -> None:
         self.error = check_positive(error, "error")
         self.level = check_level(level)
-        self.statistic = check_statistic(statistic)
+        self.statistic = parse_statistic(statistic, strict=True)
         self._interval = check_int(interval, "interval", minimum=1)
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)

@@ -31,8 +31,9 @@ from .._validation import check_choice, check_int, check_level, check_positive
 from ..blocklength import MIN_SIZE, optimal_block_length
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..quantile_spec import parse_statistic
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
-from ._statistic import Statistic, check_statistic
+from ._statistic import Statistic
 from ._wording import pct, statistic_label
 from .base import Rule
 
@@ -117,7 +118,7 @@ class Metior(Rule):
     ) -> None:
         self.error = check_positive(error, "error")
         self.level = check_level(level)
-        self.statistic = check_statistic(statistic)
+        self.statistic = parse_statistic(statistic, strict=True)
         self._interval = check_int(interval, "interval", minimum=1)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.min_block_length = check_int(min_block_length, "min_block_length", minimum=1)

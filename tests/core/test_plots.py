@@ -209,7 +209,7 @@ def test_ecdf_draws_the_staircase_and_each_interval_as_a_bar(lognormal: np.ndarr
 EXACT_RULES = [
     (Metior(rng=1), lambda v, t: v <= t),
     (PT4Cloud(threshold=0.99), lambda v, t: v >= t),
-    (CIWidth(threshold=0.02, interval=5, min_n=10), lambda v, t: v < t),
+    (CIWidth(error=0.02, interval=5, min_n=10), lambda v, t: v < t),
     (KSHalves(threshold=0.2, interval=5, min_n=10), lambda v, t: v < t),
     (BasicBootstrap(error=0.02, rng=1), lambda v, t: v < t),
     (CoV(threshold=0.01, window=3, interval=5), lambda v, t: v <= t),
