@@ -182,7 +182,7 @@ def run(
             t0 = time.perf_counter()
             stops = replay(rule, traces, workers=workers, progress=progress)
             seconds = time.perf_counter() - t0
-            scored = score_distribution(stops, traces, quantiles=[0.25, 0.5, 0.75, 0.9])
+            scored = score_distribution(stops, traces, q=[0.25, 0.5, 0.75, 0.9])
             rows.append(
                 {
                     "technique": name,

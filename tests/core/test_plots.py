@@ -149,7 +149,7 @@ def test_modes_of_the_real_traces_lie_on_density_peaks(
 
 def test_histogram_draws_each_interval_and_mode(lognormal: np.ndarray) -> None:
     qs = [0.25, 0.5, 0.9]
-    fig = plots.histogram(lognormal, quantiles=qs, method="order")
+    fig = plots.histogram(lognormal, q=qs, method="order")
     ax = fig.axes[0]
     intervals = perfstats.percentile_ci(lognormal, qs, method="order")
     spans = [span_x(p) for p in ax.patches if p.get_alpha() == 0.25]
@@ -164,7 +164,7 @@ def test_histogram_draws_each_interval_and_mode(lognormal: np.ndarray) -> None:
 
 def test_histogram_passes_interval_options_and_can_skip_modes(lognormal: np.ndarray) -> None:
     fig = plots.histogram(
-        lognormal, quantiles=[0.5], method="bootstrap", ci_options={"rng": 3}, modes=False
+        lognormal, q=[0.5], method="bootstrap", ci_options={"rng": 3}, modes=False
     )
     iv = perfstats.percentile_ci(lognormal, 0.5, method="bootstrap", rng=3)
     (span,) = [span_x(p) for p in fig.axes[0].patches if p.get_alpha() == 0.25]
@@ -189,7 +189,7 @@ def test_ecdf_draws_the_staircase_and_each_interval_as_a_bar(lognormal: np.ndarr
     # 30 points: the order interval of P90 has no upper rank, so an arrow
     # must point off the edge.
     x = lognormal[:30]
-    fig = plots.ecdf(x, quantiles=[0.5, 0.9])
+    fig = plots.ecdf(x, q=[0.5, 0.9])
     ax = fig.axes[0]
     (stairs,) = labelled(ax, "ECDF")
     assert np.array_equal(stairs.get_xdata(), np.sort(x))
