@@ -58,7 +58,9 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
         raise ValueError(f"{name} has {arr.size} value(s); it needs at least {min_size}")
     # A finite sum proves every value finite (NaN and inf propagate); only when
     # it is not do we pay for the element-wise check and locate the culprit.
-    if not math.isfinite(float(arr.sum())):
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(arr.sum())
+    if not math.isfinite(total):
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             i = int(bad[0])
@@ -66,6 +68,13 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
                 f"{name} must contain only finite numbers; {name}[{i}] is {arr[i]!r} "
                 f"({bad.size} non-finite value(s) in all)"
             )
+        # Every value is finite but their sum is not: every mean, variance and
+        # bootstrap resample of them would overflow, so say so here, once.
+        top = float(np.max(np.abs(arr)))
+        raise ValueError(
+            f"{name} is too large in magnitude (values up to {top:.3g}): its sum overflows "
+            "float64; rescale it (e.g. to other units) first"
+        )
     return np.ascontiguousarray(arr)
 
 
