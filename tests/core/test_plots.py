@@ -329,7 +329,7 @@ def test_change_replicates_reproduce_the_relative_change_interval(paired: bool) 
     rng = np.random.default_rng(12)
     a = rng.lognormal(3.0, 0.2, 150)
     b = a * rng.lognormal(0.05, 0.05, 150) if paired else rng.lognormal(3.05, 0.2, 150)
-    rc = perfstats.relative_change(a, b, paired=paired, n_resamples=20000, rng=1)
+    rc = perfstats.relative_change(a, b, paired=paired, level=0.99, n_resamples=20000, rng=1)
     reps = plots.change_replicates(a, b, paired=paired, n_resamples=20000, rng=2)
     low, high = np.quantile(reps, [0.005, 0.995])
     # Two Monte Carlo draws of the same bootstrap: the 0.5% and 99.5% points

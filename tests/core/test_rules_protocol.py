@@ -177,7 +177,7 @@ BAD: list[tuple[type[Rule], dict[str, Any], str]] = [
     (Metior, {"form": "one-sided"}, "form"),
     (Metior, {"block_kind": "random"}, "block_kind"),
     (Metior, {"n_resamples": 0}, "n_resamples"),
-    (CIWidth, {"threshold": 0}, "threshold"),
+    (CIWidth, {"error": 0}, "error"),
     (CIWidth, {"min_n": 1}, "min_n"),
     (CIWidth, {"level": 2}, "level"),
     (KSHalves, {"threshold": -0.1}, "threshold"),
