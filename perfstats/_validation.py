@@ -144,4 +144,6 @@ def power_of_two_scale(*arrays: FloatArray) -> float:
     top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
     if top == 0.0 or not math.isfinite(top):
         return 1.0
-    return math.ldexp(1.0, -math.frexp(top)[1])
+    # Below 2**-1023 (subnormals) the exact inverse power would overflow;
+    # the largest finite power of two still brings such values up to normal range.
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1023))

@@ -269,6 +269,11 @@ def relative_change(
         raise ValueError(
             f"baseline must be positive for a relative change; baseline[{i}] is {float(xb[i])!r}"
         )
+    if not math.isfinite(float(np.max(np.abs(xc))) / float(np.min(xb))):
+        raise ValueError(
+            f"candidate / baseline overflows: baseline values as small as {float(np.min(xb))!r} "
+            f"against candidate values up to {float(np.max(np.abs(xc)))!r}; rescale both"
+        )
     kind, q, label = _statistic(statistic)
     lvl = check_level(level)
     b = check_int(n_resamples, "n_resamples", minimum=1)

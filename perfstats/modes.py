@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import FloatArray, as_sample, check_fraction
+from ._validation import FloatArray, as_sample, check_fraction, power_of_two_scale
 
 # Finer grids only cost memory: the kernel is 40 steps wide at h / 5.
 _MAX_GRID = 200_000
@@ -113,7 +113,9 @@ def silverman_bandwidth(x: FloatArray) -> float:
     """
     if x.size < 2:
         return 0.0
-    sd = float(np.std(x, ddof=1))
+    # Scaled by a power of two (exact) so the squares stay finite near 1e160.
+    s = power_of_two_scale(x)
+    sd = float(np.std(x * s, ddof=1)) / s
     q75, q25 = np.quantile(x, [0.75, 0.25])
     iqr = float(q75 - q25) / 1.349
     scale = min(sd, iqr) if iqr > 0 else sd

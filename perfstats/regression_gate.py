@@ -469,6 +469,11 @@ def _judge(
     from .change import relative_change
     from .effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
 
+    if not bool(np.all(xc > 0)):
+        # Ratios and their geometric mean are read on the log scale.
+        raise ValueError(
+            f"benchmark {name!r}: contender values must be positive, got {float(np.min(xc))!r}"
+        )
     if paired and xb.size != xc.size:
         raise ValueError(
             f"paired=True needs equal run counts; benchmark {name!r} has "

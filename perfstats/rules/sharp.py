@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from .._deprecation import renamed
-from .._validation import check_int, check_level, check_positive
+from .._validation import check_int, check_level, check_positive, power_of_two_scale
 from ..decision import Decision
 from ..similarity import ks
 from ._wording import pct, reaches
@@ -80,8 +80,10 @@ class CIWidth(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        mean = float(np.mean(data))
-        sd = float(np.std(data, ddof=1))
+        # A power-of-two scale (exact) keeps the squares finite near 1e160.
+        s = power_of_two_scale(data)
+        mean = float(np.mean(data * s)) / s
+        sd = float(np.std(data * s, ddof=1)) / s
         t = float(stats.t.ppf(self.level, n - 1))
         half = t * sd / math.sqrt(n)
         details: dict[str, Any] = {
