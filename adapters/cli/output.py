@@ -9,7 +9,7 @@ from typing import Any
 from ..records.plain import plain
 from ..records.record import located
 from ..report.formatting import percent, quantity, table
-from .parser import PROG
+from .parser import PROG, one_line
 
 
 def out(text: str = "") -> None:
@@ -20,7 +20,7 @@ def out(text: str = "") -> None:
 
 def err(text: str) -> None:
     """Write a one-line error to standard error."""
-    sys.stderr.write(f"{PROG}: error: {text}\n")
+    sys.stderr.write(f"{PROG}: error: {one_line(text)}\n")
 
 
 def emit_json(data: Any) -> None:
