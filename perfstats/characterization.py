@@ -359,6 +359,9 @@ def distribution_class(values: Any) -> str:
 def _distribution(x: FloatArray, lag1: float, multimodal: bool) -> str:
     if float(np.ptp(x)) == 0.0:
         return "constant"
+    # The fits are scale-free: a power-of-two scale (exact) keeps the squares
+    # of values near 1e160 or 1e-245 finite and non-zero.
+    x = x * power_of_two_scale(x)
     step = np.diff(x)
     if bool(np.all(step >= 0.0)) or bool(np.all(step <= 0.0)):
         return "monotonic"

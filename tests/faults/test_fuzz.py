@@ -103,7 +103,11 @@ def _pair(f: Callable[..., Any]) -> list[Callable[[Any], Any]]:
 
 
 def _mapping(f: Callable[..., Any]) -> list[Callable[[Any], Any]]:
-    return [lambda d: f({"x": d}, {"x": GOOD}), lambda d: f({"x": GOOD}, {"x": d}), lambda d: f(d, d)]
+    return [
+        lambda d: f({"x": d}, {"x": GOOD}),
+        lambda d: f({"x": GOOD}, {"x": d}),
+        lambda d: f(d, d),
+    ]
 
 
 def _faas(d: Any) -> Any:
@@ -112,7 +116,9 @@ def _faas(d: Any) -> Any:
 
 def _repetitions(d: Any) -> Any:
     ref = perfstats.relative_change(GOOD, GOOD * 1.1, n_resamples=200, rng=1)
-    return perfstats.repetitions_needed(ref, d, GOOD[: len(d)] if _sized(d) else GOOD, n_resamples=200, rng=1)
+    return perfstats.repetitions_needed(
+        ref, d, GOOD[: len(d)] if _sized(d) else GOOD, n_resamples=200, rng=1
+    )
 
 
 def _sized(d: Any) -> bool:
@@ -142,7 +148,9 @@ ADAPTERS: dict[str, list[Callable[[Any], Any]]] = {
         lambda d: perfstats.bootstrap_distribution(GOOD, d, n_resamples=50, rng=1),
     ],
     "change_agreement": _mapping(perfstats.change_agreement),
-    "change_points": [lambda d: perfstats.change_points(d, permutations=20, n_resamples=100, rng=1)],
+    "change_points": [
+        lambda d: perfstats.change_points(d, permutations=20, n_resamples=100, rng=1)
+    ],
     "characterize": [perfstats.characterize],
     "cliffs_delta": _pair(perfstats.cliffs_delta),
     "compare": _pair(lambda a, b: perfstats.compare(a, b, n_resamples=200, rng=1)),
@@ -310,12 +318,16 @@ CELL = st.one_of(NUMBERISH, TEXT.filter(lambda s: "\n" not in s and "\r" not in 
 
 def _csv_text() -> st.SearchStrategy[str]:
     header = st.lists(
-        st.one_of(st.sampled_from(["value", "status", "unit", "run", "a", "b", ""]), TEXT), min_size=1, max_size=4
+        st.one_of(st.sampled_from(["value", "status", "unit", "run", "a", "b", ""]), TEXT),
+        min_size=1,
+        max_size=4,
     )
 
     def table(cols: list[str]) -> st.SearchStrategy[str]:
         row = st.lists(CELL, min_size=len(cols), max_size=len(cols)).map(lambda r: ",".join(r))
-        return st.lists(row, max_size=25).map(lambda rows: "\n".join([",".join(cols), *rows]) + "\n")
+        return st.lists(row, max_size=25).map(
+            lambda rows: "\n".join([",".join(cols), *rows]) + "\n"
+        )
 
     return st.one_of(header.flatmap(table), TEXT, st.just(""))
 
@@ -336,9 +348,9 @@ def _safe(token: str) -> bool:
     return token != "--" and not token.startswith("/") and ".." not in token and "~" not in token
 
 
-TOKENS = st.lists(st.one_of(TEXT, NUMBERISH, st.sampled_from(["-o", "--json", "--help", "-r"])), max_size=4).filter(
-    lambda ts: all(_safe(t) for t in ts)
-)
+TOKENS = st.lists(
+    st.one_of(TEXT, NUMBERISH, st.sampled_from(["-o", "--json", "--help", "-r"])), max_size=4
+).filter(lambda ts: all(_safe(t) for t in ts))
 
 SUBCOMMAND_FLAGS: dict[str, list[str]] = {
     "compare": ["--column", "--level", "--seed", "--paired", "--per-pair", "--json"],
@@ -434,7 +446,11 @@ def test_cli_run_with_random_arguments(
 
 
 @CLI
-@given(argv=st.lists(st.one_of(TEXT, NUMBERISH), max_size=5).filter(lambda ts: all(_safe(t) for t in ts)))
+@given(
+    argv=st.lists(st.one_of(TEXT, NUMBERISH), max_size=5).filter(
+        lambda ts: all(_safe(t) for t in ts)
+    )
+)
 def test_cli_with_random_argument_strings(
     argv: list[str], workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
