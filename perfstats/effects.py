@@ -135,6 +135,12 @@ def _magnitude(delta: float) -> str:
 def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     """Cliff's delta effect size of ``a`` against ``b``.
 
+    Sign: the first argument relative to the second (positive when ``a``
+    tends to be larger), as Cliff and SciPy's ``mannwhitneyu`` read it. For
+    the library's "candidate relative to baseline" reading of a comparison,
+    call ``cliffs_delta(candidate, baseline)``, as :func:`perfstats.compare`
+    and :func:`perfstats.gate` do.
+
     ``delta = P(a > b) - P(a < b)`` over all pairs, which equals
     ``2 * U / (n_a * n_b) - 1`` for the Mann-Whitney ``U`` of ``a``. It is
     counted exactly, in O(n log n): both samples are sorted and one merge
