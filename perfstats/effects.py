@@ -255,15 +255,18 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
             raise ValueError(
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
+    what = "a" if b is None else "a - b"
     from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
 
     try:
-        res = (
-            stats.wilcoxon(x, alternative=alt)
-            if b is None
-            else stats.wilcoxon(x, y, alternative=alt)
-        )
-    except ValueError as exc:  # e.g. a single difference of 0
-        what = "a" if b is None else "a - b"
+        # All differences zero: no rank has a sign, and the statistic and
+        # p-value are NaN, as SciPy's; its 0/0 on the way there is no fault.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res = (
+                stats.wilcoxon(x, alternative=alt)
+                if b is None
+                else stats.wilcoxon(x, y, alternative=alt)
+            )
+    except ValueError as exc:
         raise ValueError(f"the differences {what} cannot be tested: {exc}") from None
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon signed-rank")

@@ -38,6 +38,7 @@ Riverside (undated; its newest reference is from 2023).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,7 +207,9 @@ def find_modes(data: Any, *, prominence: float = 0.1, bandwidth: float | None = 
     # The density is found on values scaled by a power of two (exact) so that
     # the grid stays finite near 1e300, then read back in the data's units.
     s = power_of_two_scale(x)
-    grid, density = density_grid(x * s, h * s)
+    # A bandwidth that underflows at that scale (an IQR of a subnormal) acts
+    # as the narrowest kernel the grid can show.
+    grid, density = density_grid(x * s, max(h * s, sys.float_info.min))
     peaks, _ = find_peaks(density, prominence=prom * float(density.max()))
     if peaks.size == 0:
         # A flat-topped maximum has no strict peak; its centre is the mode.
