@@ -440,6 +440,8 @@ def history_change_points(
         )
     if aggregate not in ("median", "mean", "min"):
         raise ValueError(f"aggregate must be 'median', 'mean' or 'min'; got {aggregate!r}")
+    # Checked before pandas aggregates them (it would take the real part of complex numbers).
+    as_sample(history["value"], "history['value']")
     out: dict[str, ChangePoints] = {}
     for name, rows in history.groupby("benchmark", sort=False):
         grouped = rows.groupby(position, sort=False)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._deprecation import renamed
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_positive, power_of_two_scale
 from ..decision import Decision
 from ._limits import check_max_n, out_of_runs
 from ._wording import pct
@@ -78,8 +78,10 @@ class RSE(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        mean = float(np.mean(data))
-        sd = float(np.std(data, ddof=1))
+        # A power-of-two scale (exact) keeps the squares finite near 1e160.
+        s = power_of_two_scale(data)
+        mean = float(np.mean(data * s)) / s
+        sd = float(np.std(data * s, ddof=1)) / s
         rse = sd / math.sqrt(n) / mean if mean > 0.0 else math.inf
         details = {"mean": mean, "sd": sd, "rse": rse, "threshold": self.error}
         if rse < self.error:

@@ -38,7 +38,7 @@ import perfstats
 from perfstats import Monitor, rules
 
 FUZZ = settings(
-    max_examples=30,
+    max_examples=100,
     derandomize=True,
     deadline=10_000,
     database=None,
