@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +25,8 @@ from ..targets.base import Target
 from .result import RunResult
 from .scheduler import Session, Settings
 from .seeding import run_seed
+
+logger = logging.getLogger(__name__)
 
 
 def run(
@@ -200,9 +204,18 @@ def build_rule(rule: Rule | str, options: Mapping[str, Any] | None, seed: int | 
         if "rng" in inspect.signature(cls.__init__).parameters:
             opts["rng"] = seed
     try:
-        return by_name(rule, **opts)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DeprecationWarning)
+            built = by_name(rule, **opts)
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
+    for w in caught:
+        if issubclass(w.category, DeprecationWarning):
+            # An old option spelling on a command line: say so where it is seen.
+            logger.warning("warning: %s", w.message)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return built
 
 
 def _normal(data: Any) -> Any:
