@@ -65,7 +65,7 @@ def cases(quick: bool) -> list[SpeedCase]:
         ),
         SpeedCase(
             f"relative_change of the median, 99%, n=100, {resamples:,} resamples",
-            lambda: relative_change(ra, rb, n_resamples=resamples, rng=1),
+            lambda: relative_change(ra, rb, level=0.99, n_resamples=resamples, rng=1),
             "scipy.stats.bootstrap, two samples, vectorized, percentile",
             lambda: _scipy_relative_change(ra, rb, resamples),
         ),

@@ -112,9 +112,9 @@ def pt4cloud_scipy(x: np.ndarray, threshold: float = 0.9) -> bool:
 def cases(quick: bool) -> list[SpeedCase]:
     """One decision of each paper's rule at n = 1,000 (1,000 resamples)."""
     x = _trace()
-    sf1 = SuperFlow(ci="order-normal")
-    sf2 = SuperFlow(ci="bootstrap", rng=1)
-    sf3 = SuperFlow(ci="block", rng=1)
+    sf1 = SuperFlow(method="order-normal")
+    sf2 = SuperFlow(method="bootstrap", rng=1)
+    sf3 = SuperFlow(method="block", rng=1)
     metior = Metior(rng=1)
     pt4cloud = PT4Cloud()
     return [

@@ -176,7 +176,7 @@ def analyse(
             continue
         base, cand, calls = pairs(rows)
         needed[str(name)] = perfstats.repetitions_needed(
-            original[str(name)], base, cand, groups=calls, step=3,
+            original[str(name)], base, cand, groups=calls, step=3, level=0.99,
             n_resamples=n_resamples, rng=seed,
         )  # fmt: skip
     curve = perfstats.consistent_ci_curve(needed)

@@ -72,12 +72,12 @@ class Both(Rule):
 
 def candidates() -> dict[str, Rule]:
     return {
-        "SuperFlow-1": SuperFlow(ci="order-normal"),
-        "SuperFlow-exact-bootstrap": SuperFlow(ci="exact-bootstrap"),
-        "SuperFlow-order": SuperFlow(ci="order"),
-        "SuperFlow-1-level90": SuperFlow(ci="order-normal", level=0.9),
+        "SuperFlow-1": SuperFlow(method="order-normal"),
+        "SuperFlow-exact-bootstrap": SuperFlow(method="exact-bootstrap"),
+        "SuperFlow-order": SuperFlow(method="order"),
+        "SuperFlow-1-level90": SuperFlow(method="order-normal", level=0.9),
         "KS-and-SuperFlow-1": Both(
-            SuperFlow(ci="order-normal"), KSHalves(threshold=0.15, interval=5, min_n=10)
+            SuperFlow(method="order-normal"), KSHalves(threshold=0.15, interval=5, min_n=10)
         ),
     }
 

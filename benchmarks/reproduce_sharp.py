@@ -72,7 +72,7 @@ def rules(seed: int = SEED) -> dict[str, Rule]:
     others = techniques(interval=INTERVAL, error=0.01, seed=seed)
     return {
         "Fixed-100": Fixed(n=100),
-        "SHARP-CI-0.05": CIWidth(threshold=0.05, interval=INTERVAL, min_n=15),
+        "SHARP-CI-0.05": CIWidth(error=0.05, interval=INTERVAL, min_n=15),
         "SHARP-KS": KSHalves(threshold=0.1, interval=INTERVAL, min_n=2 * INTERVAL),
         "SHARP-RSE": RSE(interval=INTERVAL),
         "SHARP-HDI": HDI(interval=INTERVAL, rng=seed),

@@ -139,7 +139,7 @@ def techniques(*, interval: int = 5, error: float = 0.01, seed: int = 0) -> dict
     """The rules of the comparison, with the papers' defaults."""
 
     def superflow(ci: str) -> SuperFlow:
-        return SuperFlow(ci=ci, error=error, interval=interval, rng=seed)
+        return SuperFlow(method=ci, error=error, interval=interval, rng=seed)
 
     # SHARP's rules look at every prefix on the same grid as the others;
     # their own minimum sizes (5 and 15 runs) are kept where the grid allows.
@@ -148,7 +148,7 @@ def techniques(*, interval: int = 5, error: float = 0.01, seed: int = 0) -> dict
         "SuperFlow-1": superflow("order-normal"),
         "SuperFlow-2": superflow("bootstrap"),
         "SuperFlow-3": SuperFlow(
-            ci="block", block_kind="superflow", error=error, interval=interval, rng=seed
+            method="block", block_kind="superflow", error=error, interval=interval, rng=seed
         ),
         "PT4Cloud": PT4Cloud(threshold=0.90, interval=interval),
         "Metior": Metior(
@@ -160,8 +160,8 @@ def techniques(*, interval: int = 5, error: float = 0.01, seed: int = 0) -> dict
             rng=seed,
         ),
         "SHARP-KS": KSHalves(threshold=0.1, interval=interval, min_n=first),
-        "SHARP-CI-0.05": CIWidth(threshold=0.05, interval=interval, min_n=max(15, first)),
-        "SHARP-CI-0.01": CIWidth(threshold=0.01, interval=interval, min_n=max(15, first)),
+        "SHARP-CI-0.05": CIWidth(error=0.05, interval=interval, min_n=max(15, first)),
+        "SHARP-CI-0.01": CIWidth(error=0.01, interval=interval, min_n=max(15, first)),
         "Fixed-100": Fixed(n=100),
         "SuperFlow-order": superflow("order"),
         "SuperFlow-exact-bootstrap": superflow("exact-bootstrap"),
@@ -182,7 +182,7 @@ def run(
             t0 = time.perf_counter()
             stops = replay(rule, traces, workers=workers, progress=progress)
             seconds = time.perf_counter() - t0
-            scored = score_distribution(stops, traces, quantiles=[0.25, 0.5, 0.75, 0.9])
+            scored = score_distribution(stops, traces, q=[0.25, 0.5, 0.75, 0.9])
             rows.append(
                 {
                     "technique": name,

@@ -58,7 +58,9 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
         raise ValueError(f"{name} has {arr.size} value(s); it needs at least {min_size}")
     # A finite sum proves every value finite (NaN and inf propagate); only when
     # it is not do we pay for the element-wise check and locate the culprit.
-    if not math.isfinite(float(arr.sum())):
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(arr.sum())
+    if not math.isfinite(total):
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             i = int(bad[0])
@@ -66,6 +68,13 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
                 f"{name} must contain only finite numbers; {name}[{i}] is {arr[i]!r} "
                 f"({bad.size} non-finite value(s) in all)"
             )
+        # Every value is finite but their sum is not: every mean, variance and
+        # bootstrap resample of them would overflow, so say so here, once.
+        top = float(np.max(np.abs(arr)))
+        raise ValueError(
+            f"{name} is too large in magnitude (values up to {top:.3g}): its sum overflows "
+            "float64; rescale it (e.g. to other units) first"
+        )
     return np.ascontiguousarray(arr)
 
 
@@ -97,31 +106,6 @@ def check_positive(value: Any, name: str) -> float:
     if not (math.isfinite(out) and out > 0):
         raise ValueError(f"{name} must be a positive finite number, got {out!r}")
     return out
-
-
-def check_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
-    """Quantile(s) in [0, 1]; returns the array and whether ``q`` was a scalar."""
-    if isinstance(q, bool) or isinstance(q, (str, bytes)):
-        raise ValueError(f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}")
-    if isinstance(q, numbers.Real):
-        value = float(q)
-        if not (0.0 <= value <= 1.0):
-            raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        return np.array([value]), True
-    else:
-        try:
-            values = np.asarray(q, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{name} must be a float in [0, 1] or a sequence of them, got {_short(q)}"
-            ) from None
-        if values.ndim != 1 or values.size == 0:
-            raise ValueError(f"{name} must be a float or a non-empty 1-D sequence, got {_short(q)}")
-        scalar = False
-    bad = ~((values >= 0.0) & (values <= 1.0))
-    if bad.any():
-        raise ValueError(f"{name} must be in [0, 1], got {values[bad][0]!r}")
-    return values, scalar
 
 
 def check_int(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
@@ -160,4 +144,6 @@ def power_of_two_scale(*arrays: FloatArray) -> float:
     top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
     if top == 0.0 or not math.isfinite(top):
         return 1.0
-    return math.ldexp(1.0, -math.frexp(top)[1])
+    # Below 2**-1023 (subnormals) the exact inverse power would overflow;
+    # the largest finite power of two still brings such values up to normal range.
+    return math.ldexp(1.0, min(-math.frexp(top)[1], 1023))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from perfstats._validation import FloatArray, as_sample, check_int
+from perfstats._validation import FloatArray, as_sample, check_int, power_of_two_scale
 
 __all__ = ["acf", "default_nlags"]
 
@@ -69,6 +69,9 @@ def acf(values: Any, *, nlags: int | None = None) -> FloatArray:
     lags = (
         default_nlags(n) if nlags is None else check_int(nlags, "nlags", minimum=0, maximum=n - 1)
     )
+    # Autocorrelation is scale-free: a power-of-two scale (exact) keeps the
+    # squares and the FFT's products finite for values near 1e154 or 1e-160.
+    x = x * power_of_two_scale(x)
     d = x - x.mean()
     denom = float(np.dot(d, d))
     if denom == 0.0 or not math.isfinite(denom):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -17,8 +16,9 @@ from ._resampling import (
     use_order_engine,
 )
 from ._rng import stream_key
-from ._validation import as_sample, check_choice, check_fraction, check_int
+from ._validation import as_sample, check_choice, check_int
 from .blocks import BLOCK_KINDS
+from .quantile_spec import parse_statistic
 
 
 def bootstrap_distribution(
@@ -97,19 +97,11 @@ def bootstrap_distribution(
     if callable(statistic):
         scheme = make_scheme(x, block_length, block_kind)
         return _callable_distribution(x, statistic, scheme, n_res, key)
-    if isinstance(statistic, str):
-        check_choice(statistic, "statistic", ("mean", "median"))
-        if statistic == "mean":
-            scheme = make_scheme(x, block_length, block_kind)
-            return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
-        qs = np.array([0.5])
-    elif isinstance(statistic, numbers.Real) and not isinstance(statistic, bool):
-        qs = np.array([check_fraction(statistic, "statistic")])
-    else:
-        raise ValueError(
-            f"statistic must be 'mean', 'median', a quantile in [0, 1] or a callable, "
-            f"got {statistic!r}"
-        )
+    stat = parse_statistic(statistic)
+    if stat == "mean":
+        scheme = make_scheme(x, block_length, block_kind)
+        return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
+    qs = np.array([0.5 if stat == "median" else float(stat)])
     if block_length is None and use_order_engine(eng, x.size):
         return iid_quantiles(np.sort(x), qs, n_res, key)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind)

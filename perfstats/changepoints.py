@@ -27,6 +27,7 @@ from ._kernels.edivisive import (
 from ._kernels.threads import use_threads
 from ._rng import as_generator
 from ._validation import FloatArray, as_sample, check_fraction, check_int, check_level
+from .quantile_spec import parse_statistic
 
 __all__ = ["ChangePoint", "ChangePoints", "change_points", "history_change_points"]
 
@@ -174,14 +175,10 @@ def _split(x: FloatArray, a: int, b: int, min_size: int) -> tuple[int, float]:
 
 
 def _statistic_label(statistic: Any) -> tuple[Any, str]:
-    if isinstance(statistic, str):
-        if statistic not in ("median", "mean"):
-            raise ValueError(
-                f"statistic must be 'median', 'mean' or a quantile in [0, 1]; got {statistic!r}"
-            )
-        return statistic, statistic
-    q = check_fraction(statistic, "statistic")
-    return q, f"q={q:g}"
+    stat = parse_statistic(statistic)
+    if isinstance(stat, str):
+        return stat, stat
+    return stat, f"q={stat:g}"
 
 
 def _point(x: FloatArray, stat: Any) -> float:
@@ -443,6 +440,8 @@ def history_change_points(
         )
     if aggregate not in ("median", "mean", "min"):
         raise ValueError(f"aggregate must be 'median', 'mean' or 'min'; got {aggregate!r}")
+    # Checked before pandas aggregates them (it would take the real part of complex numbers).
+    as_sample(history["value"], "history['value']")
     out: dict[str, ChangePoints] = {}
     for name, rows in history.groupby("benchmark", sort=False):
         grouped = rows.groupby(position, sort=False)

@@ -67,7 +67,13 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import FloatArray, as_sample, check_fraction, check_positive
+from ._validation import (
+    FloatArray,
+    as_sample,
+    check_fraction,
+    check_positive,
+    power_of_two_scale,
+)
 from .autocorrelation import acf
 from .modes import Modes, find_modes
 from .segmentation import MIN_SIZE, pelt
@@ -272,9 +278,12 @@ def characterize(
     mean = float(np.mean(x))
     median = float(np.median(x))
     mad = float(np.median(np.abs(x - median)))
-    d = x - mean
+    # Moments from values scaled by a power of two (exact), so squares and
+    # cubes stay finite near 1e100 and above; skewness is scale-free.
+    s = power_of_two_scale(x)
+    d = x * s - mean * s
     m2 = float(np.dot(d, d)) / n
-    sd = math.sqrt(m2 * n / (n - 1))
+    sd = math.sqrt(m2 * n / (n - 1)) / s
     constant = m2 == 0.0
     skew = math.nan if constant else float(np.mean(d**3)) / m2**1.5
     modes = find_modes(x)
@@ -350,6 +359,9 @@ def distribution_class(values: Any) -> str:
 def _distribution(x: FloatArray, lag1: float, multimodal: bool) -> str:
     if float(np.ptp(x)) == 0.0:
         return "constant"
+    # The fits are scale-free: a power-of-two scale (exact) keeps the squares
+    # of values near 1e160 or 1e-245 finite and non-zero.
+    x = x * power_of_two_scale(x)
     step = np.diff(x)
     if bool(np.all(step >= 0.0)) or bool(np.all(step <= 0.0)):
         return "monotonic"

@@ -141,7 +141,7 @@ def compare(
     *,
     paired: bool = False,
     statistic: str | float = "median",
-    level: float = 0.99,
+    level: float = 0.95,
     groups: Any = None,
     per_pair: bool = False,
     n_resamples: int = 10000,

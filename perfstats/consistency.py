@@ -258,7 +258,7 @@ def repetitions_needed(
     paired: bool = True,
     per_pair: bool = True,
     statistic: str | float = "median",
-    level: float = 0.99,
+    level: float = 0.95,
     n_resamples: int = 10000,
     rng: Any = None,
 ) -> RepetitionsNeeded:

@@ -331,7 +331,12 @@ def faas_cost(
     step = table.duration_granularity_s
     # The relative nudge keeps a duration that is already a whole number of
     # steps (a REPORT line's 1234 ms) from rounding up by float error.
-    billed = float(np.sum(np.ceil(durations / step * (1.0 - 1e-12)) * step))
+    with np.errstate(over="ignore"):
+        billed = float(np.sum(np.ceil(durations / step * (1.0 - 1e-12)) * step))
+    if not math.isfinite(billed):
+        raise ValueError(
+            f"billed_durations_s are too large to bill (up to {float(np.max(durations)):.3g} s)"
+        )
     gb_seconds = billed * memory / MB_PER_GB
     compute = gb_seconds * rate
     request = n_requests / 1e6 * table.per_million_requests

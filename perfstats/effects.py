@@ -135,6 +135,12 @@ def _magnitude(delta: float) -> str:
 def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     """Cliff's delta effect size of ``a`` against ``b``.
 
+    Sign: the first argument relative to the second (positive when ``a``
+    tends to be larger), as Cliff and SciPy's ``mannwhitneyu`` read it. For
+    the library's "candidate relative to baseline" reading of a comparison,
+    call ``cliffs_delta(candidate, baseline)``, as :func:`perfstats.compare`
+    and :func:`perfstats.gate` do.
+
     ``delta = P(a > b) - P(a < b)`` over all pairs, which equals
     ``2 * U / (n_a * n_b) - 1`` for the Mann-Whitney ``U`` of ``a``. It is
     counted exactly, in O(n log n): both samples are sorted and one merge
@@ -249,15 +255,18 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
             raise ValueError(
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
+    what = "a" if b is None else "a - b"
     from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
 
     try:
-        res = (
-            stats.wilcoxon(x, alternative=alt)
-            if b is None
-            else stats.wilcoxon(x, y, alternative=alt)
-        )
-    except ValueError as exc:  # e.g. a single difference of 0
-        what = "a" if b is None else "a - b"
+        # All differences zero: no rank has a sign, and the statistic and
+        # p-value are NaN, as SciPy's; its 0/0 on the way there is no fault.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            res = (
+                stats.wilcoxon(x, alternative=alt)
+                if b is None
+                else stats.wilcoxon(x, y, alternative=alt)
+            )
+    except ValueError as exc:
         raise ValueError(f"the differences {what} cannot be tested: {exc}") from None
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon signed-rank")

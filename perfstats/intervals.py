@@ -26,9 +26,10 @@ from ._resampling import (
     use_order_engine,
 )
 from ._rng import stream_key
-from ._validation import as_sample, check_choice, check_int, check_level, check_quantiles
+from ._validation import as_sample, check_choice, check_int, check_level
 from .blocks import BLOCK_KINDS
 from .interval import Interval
+from .quantile_spec import parse_quantiles
 
 METHODS = ("order", "order-normal", "bootstrap", "exact-bootstrap", "block")
 
@@ -164,7 +165,7 @@ def percentile_ci(
     True
     """
     x = as_sample(data, "data")
-    qs, scalar = check_quantiles(q, "q")
+    qs, scalar = parse_quantiles(q, "q")
     lvl = check_level(level, "level")
     check_choice(method, "method", METHODS)
     n_res = check_int(n_resamples, "n_resamples", minimum=1)

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import power_of_two_scale
+
 __all__ = ["COVARIANCE_TYPES", "MixtureFit", "fit_mixture"]
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
@@ -65,9 +67,13 @@ def fit_mixture(
     from sklearn.mixture import GaussianMixture
     from threadpoolctl import threadpool_limits
 
-    centre = float(np.mean(data))
-    scale = float(np.std(data))
-    z = ((data - centre) / scale).reshape(-1, 1)
+    # Standardised from values scaled by a power of two (exact), so the
+    # squares stay finite near 1e160; log(spread) - log(unit) is the log SD in the runs' units.
+    unit = power_of_two_scale(np.asarray(data, dtype=np.float64))
+    scaled = data * unit
+    centre = float(np.mean(scaled))
+    spread = float(np.std(scaled))
+    z = ((scaled - centre) / spread).reshape(-1, 1)
     counts = list(components)
     best: MixtureFit | None = None
     for k in counts:
@@ -92,7 +98,7 @@ def fit_mixture(
                 model.fit(z)
             bic = float(model.bic(z))
             if best is None or bic < best.bic:
-                loglik = float(model.score(z)) - math.log(scale)
+                loglik = float(model.score(z)) - (math.log(spread) - math.log(unit))
                 best = MixtureFit(k, kind, bic, loglik)
     if best is None:
         raise ValueError(f"no mixture with {counts} components fits {data.size} runs")

@@ -38,12 +38,13 @@ Riverside (undated; its newest reference is from 2023).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._validation import FloatArray, as_sample, check_fraction
+from ._validation import FloatArray, as_sample, check_fraction, power_of_two_scale
 
 # Finer grids only cost memory: the kernel is 40 steps wide at h / 5.
 _MAX_GRID = 200_000
@@ -113,7 +114,9 @@ def silverman_bandwidth(x: FloatArray) -> float:
     """
     if x.size < 2:
         return 0.0
-    sd = float(np.std(x, ddof=1))
+    # Scaled by a power of two (exact) so the squares stay finite near 1e160.
+    s = power_of_two_scale(x)
+    sd = float(np.std(x * s, ddof=1)) / s
     q75, q25 = np.quantile(x, [0.75, 0.25])
     iqr = float(q75 - q25) / 1.349
     scale = min(sd, iqr) if iqr > 0 else sd
@@ -134,12 +137,18 @@ def density_grid(x: FloatArray, bandwidth: float) -> tuple[FloatArray, FloatArra
     # Margins wider than the kernel's reach, so no mass falls off the grid.
     lo = float(x.min()) - 5.0 * bandwidth
     hi = float(x.max()) + 5.0 * bandwidth
-    bins = min(_MAX_GRID, max(64, math.ceil((hi - lo) / (bandwidth / 5.0))))
+    # A bandwidth far below the range (one outlier among equal values)
+    # needs more points than any grid has: the grid's cap then decides.
+    span = (hi - lo) / bandwidth * 5.0
+    bins = _MAX_GRID if not math.isfinite(span) else min(_MAX_GRID, max(64, math.ceil(span)))
     counts, edges = np.histogram(x, bins=bins, range=(lo, hi))
     step = float(edges[1] - edges[0])
     half = math.ceil(4.0 * bandwidth / step)
     offsets = np.arange(-half, half + 1) * step
-    kernel = np.exp(-0.5 * (offsets / bandwidth) ** 2)
+    # Steps far wider than the kernel: its weight beyond the centre is an
+    # exact 0 (exp of -inf), not an error.
+    with np.errstate(over="ignore"):
+        kernel = np.exp(-0.5 * (offsets / bandwidth) ** 2)
     kernel /= kernel.sum() * step
     density = np.convolve(counts / x.size, kernel, mode="same")
     centres = (edges[:-1] + edges[1:]) / 2.0
@@ -195,13 +204,18 @@ def find_modes(data: Any, *, prominence: float = 0.1, bandwidth: float | None = 
         return Modes(np.array([float(x[0])]), np.array([math.inf]), 0.0, prom)
     from scipy.signal import find_peaks
 
-    grid, density = density_grid(x, h)
+    # The density is found on values scaled by a power of two (exact) so that
+    # the grid stays finite near 1e300, then read back in the data's units.
+    s = power_of_two_scale(x)
+    # A bandwidth that underflows at that scale (an IQR of a subnormal) acts
+    # as the narrowest kernel the grid can show.
+    grid, density = density_grid(x * s, max(h * s, sys.float_info.min))
     peaks, _ = find_peaks(density, prominence=prom * float(density.max()))
     if peaks.size == 0:
         # A flat-topped maximum has no strict peak; its centre is the mode.
         top = np.flatnonzero(density == density.max())
         peaks = np.array([int(top[top.size // 2])])
-    return Modes(grid[peaks].copy(), density[peaks].copy(), h, prom)
+    return Modes(grid[peaks] / s, density[peaks] * s, h, prom)
 
 
 __all__ = ["Modes", "density_grid", "find_modes", "silverman_bandwidth"]

@@ -433,15 +433,15 @@ def _runs_needed(
     if est > delta or est < -delta:
         margin = est - delta if est > delta else -delta - est
         width = lower if est > delta else upper
-        factors.append((width / margin) ** 2)
+        factors.append(_square(width / margin))
         if p_adj >= fdr:
             z = _z(p)
             # Keep the Benjamini-Hochberg multiplier p_adj / p as it is.
             target = fdr * p / p_adj if p_adj > 0 else fdr
-            factors.append(math.inf if z == 0.0 else (_z(target) / z) ** 2)
+            factors.append(math.inf if z == 0.0 else _square(_z(target) / z))
     elif -delta < est < delta:
-        factors.append((lower / (est + delta)) ** 2)
-        factors.append((upper / (delta - est)) ** 2)
+        factors.append(_square(lower / (est + delta)))
+        factors.append(_square(upper / (delta - est)))
         factors.append(min_runs / min(n_b, n_c))
     else:
         return None
@@ -469,6 +469,11 @@ def _judge(
     from .change import relative_change
     from .effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
 
+    if not bool(np.all(xc > 0)):
+        # Ratios and their geometric mean are read on the log scale.
+        raise ValueError(
+            f"benchmark {name!r}: contender values must be positive, got {float(np.min(xc))!r}"
+        )
     if paired and xb.size != xc.size:
         raise ValueError(
             f"paired=True needs equal run counts; benchmark {name!r} has "
@@ -481,6 +486,13 @@ def _judge(
         )  # fmt: skip
     except ValueError as exc:
         raise ValueError(f"benchmark {name!r}: {exc}") from None
+    if not 1.0 + rc.low > 0.0:
+        # The ratio is kept as 1 + change: a contender some 1e16 times faster
+        # than the baseline rounds to a ratio of 0, with no logarithm.
+        raise ValueError(
+            f"benchmark {name!r}: the contender/baseline ratio is below what float64 "
+            "resolves as 1 + change (about 1e-16); rescale or check the data"
+        )
     if paired:
         diff = xc - xb
         p = 1.0 if not np.any(diff) else wilcoxon_signedrank(xc, xb).pvalue
@@ -488,6 +500,11 @@ def _judge(
         p = wilcoxon_ranksum(xc, xb).pvalue
     d = cliffs_delta(xc, xb).delta
     return rc.estimate, rc.low, rc.high, float(p), float(d)
+
+
+def _square(v: float) -> float:
+    # v * v overflows to inf (an unreachable run count), where v ** 2 raises.
+    return v * v
 
 
 def _verdict(
@@ -731,4 +748,12 @@ def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, flo
         widths = np.log([v.ci_high for v in verdicts]) - np.log([v.ci_low for v in verdicts])
     se = math.sqrt(float(np.sum((widths / (2.0 * z)) ** 2))) / logs.size
     centre = float(np.mean(logs))
-    return math.exp(centre), math.exp(centre - z * se), math.exp(centre + z * se)
+    # Beyond exp's range the bound is an infinite ratio, not an error.
+    return _exp(centre), _exp(centre - z * se), _exp(centre + z * se)
+
+
+def _exp(v: float) -> float:
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf

@@ -122,7 +122,7 @@ def replay(
     >>> from perfstats.rules import CIWidth
     >>> rng = np.random.default_rng(0)
     >>> traces = {"a": rng.normal(100, 1, 200), "b": rng.normal(100, 30, 200)}
-    >>> rule = CIWidth(threshold=0.01, interval=5, min_n=10)
+    >>> rule = CIWidth(error=0.01, interval=5, min_n=10)
     >>> replay(rule, traces, workers=1, progress=False)[["trace", "stop_n", "stopped"]]
       trace  stop_n  stopped
     0     a      10     True

@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import as_sample, check_level, check_positive, check_quantiles
+from ._deprecation import renamed
+from ._validation import as_sample, check_level, check_positive
 from .intervals import percentile_ci
-from .rules._statistic import Statistic, check_statistic, point_estimate
+from .quantile_spec import Statistic, parse_quantiles, parse_statistic, point_estimate
 from .similarity import kl_similarity, ks
 from .traces import lookup_trace, named_traces
 
@@ -103,7 +104,7 @@ def credible(result: Any, truth: Any, q: Any, *, level: float = 0.95) -> bool | 
     False
     """
     x = as_sample(result, "result")
-    qs, scalar = check_quantiles(q, "q")
+    qs, scalar = parse_quantiles(q, "q")
     intervals = percentile_ci(truth, qs, level=check_level(level), method="order-normal")
     estimates = np.quantile(x, qs)
     verdicts = tuple(
@@ -133,7 +134,7 @@ def relative_error(result: Any, truth: Any, *, statistic: Statistic = "mean") ->
     >>> relative_error([99.0, 101.0, 103.0], [100.0, 100.0], statistic="mean")
     0.01
     """
-    stat = check_statistic(statistic)
+    stat = parse_statistic(statistic, strict=True)
     got = point_estimate(as_sample(result, "result"), stat)
     want = point_estimate(as_sample(truth, "truth"), stat)
     if want == 0.0:
@@ -156,12 +157,13 @@ def cost(stops: pd.DataFrame) -> float:
     return float(stops["stop_n"].mean())
 
 
+@renamed(quantiles="q")
 def score_distribution(
     stops: pd.DataFrame,
     traces: Mapping[str, Any] | Sequence[Any],
     *,
     truths: Mapping[str, Any] | Sequence[Any] | None = None,
-    quantiles: Sequence[float] = (0.25, 0.5, 0.75, 0.9),
+    q: float | str | Sequence[float | str] = (0.25, 0.5, 0.75, 0.9),
     level: float = 0.95,
 ) -> pd.DataFrame:
     """Add accuracy and credibility columns to a replay frame (SuperFlow's metrics).
@@ -176,8 +178,9 @@ def score_distribution(
         The traces that were replayed.
     truths : mapping of str to array_like, optional
         Ground truth per trace (default: the whole trace, as in SuperFlow).
-    quantiles : sequence of float, default (0.25, 0.5, 0.75, 0.9)
-        Percentiles whose credibility is scored.
+    q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75, 0.9)
+        Percentiles whose credibility is scored, in any spelling of
+        :mod:`perfstats.quantile_spec` (``0.9``, ``"p90"``).
     level : float, default 0.95
         Level of the truth's intervals.
 
@@ -193,11 +196,11 @@ def score_distribution(
     >>> from perfstats.scoring import score_distribution
     >>> x = np.random.default_rng(0).normal(100.0, 10.0, size=1000)
     >>> stops = pd.DataFrame({"trace": ["a"], "start": [0], "stop_n": [900]})
-    >>> scored = score_distribution(stops, {"a": x}, quantiles=[0.5])
+    >>> scored = score_distribution(stops, {"a": x}, q=[0.5])
     >>> list(scored.columns[-2:]), bool(scored.loc[0, "credible_P50"])
     (['accuracy', 'credible_P50'], True)
     """
-    qs, _ = check_quantiles(quantiles, "quantiles")
+    qs, _ = parse_quantiles(q, "q")
     lvl = check_level(level)
     names = [f"credible_P{100.0 * q:g}" for q in qs]
     acc: list[float] = []
@@ -258,7 +261,7 @@ def score_estimate(
        result  accurate
     0   100.0      True
     """
-    stat = check_statistic(statistic)
+    stat = parse_statistic(statistic, strict=True)
     tol = check_positive(error, "error")
     truth_cache: dict[str, float] = {}
     results: list[float] = []

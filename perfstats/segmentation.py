@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels.pelt import pelt_l2
-from ._validation import FloatArray, as_sample, check_int, check_positive
+from ._validation import FloatArray, as_sample, check_int, check_positive, power_of_two_scale
 
 __all__ = ["default_penalty", "noise_scale", "pelt"]
 
@@ -71,8 +71,10 @@ def noise_scale(x: FloatArray) -> float:
     """
     if x.size < 2:
         return 0.0
-    d = np.diff(x)
-    return math.sqrt(float(np.dot(d, d)) / (2.0 * d.size))
+    # Scaled by a power of two (exact) so the squares stay finite near 1e160.
+    s = power_of_two_scale(x)
+    d = np.diff(x * s)
+    return math.sqrt(float(np.dot(d, d)) / (2.0 * d.size)) / s
 
 
 def pelt(

@@ -39,8 +39,8 @@ def parse_options(items: Iterable[str] | None, what: str = "option") -> dict[str
     Examples
     --------
     >>> from perfstats.adapters.cli.options import parse_options
-    >>> parse_options(["error=0.02", "ci=order"])
-    {'error': 0.02, 'ci': 'order'}
+    >>> parse_options(["error=0.02", "method=order"])
+    {'error': 0.02, 'method': 'order'}
     """
     options: dict[str, Any] = {}
     for item in items or ():

@@ -11,7 +11,7 @@ from ..records.record import located
 from ..records.redaction import redact
 from ..records.terminal import for_terminal, printable
 from ..report.formatting import percent, quantity, table
-from .parser import PROG
+from .parser import PROG, one_line
 
 
 def out(text: str = "") -> None:
@@ -25,7 +25,7 @@ def out(text: str = "") -> None:
 
 def err(text: str) -> None:
     """Write a one-line error to standard error, secrets redacted and control characters shown."""
-    sys.stderr.write(f"{PROG}: error: {for_terminal(text, newlines=False)}\n")
+    sys.stderr.write(f"{PROG}: error: {for_terminal(one_line(text), newlines=False)}\n")
 
 
 def emit_json(data: Any) -> None:

@@ -18,11 +18,28 @@ class UsageError(ValueError):
     """Bad command-line input."""
 
 
+def one_line(text: str) -> str:
+    """``text`` with line breaks, control characters and terminal escapes spelled out.
+
+    An error quotes what the user gave (a file's header, an argument); it
+    stays one line and cannot drive the terminal.
+
+    Examples
+    --------
+    >>> print(one_line("bad header 'a\\nb\\x1b[2J'"))
+    bad header 'a\\nb\\x1b[2J'
+    """
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, not argparse's usage block."""
 
     def error(self, message: str) -> NoReturn:
         # One line: the help is one flag away.
+        message = one_line(message)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +30,8 @@ from .result import RunResult
 from .scheduler import Session, Settings
 from .seeding import run_seed
 from .warmup import AUTO, MAX_WARMUP
+
+logger = logging.getLogger(__name__)
 
 
 def run(
@@ -236,9 +240,18 @@ def build_rule(rule: Rule | str, options: Mapping[str, Any] | None, seed: int | 
         if "rng" in inspect.signature(cls.__init__).parameters:
             opts["rng"] = seed
     try:
-        return by_name(rule, **opts)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DeprecationWarning)
+            built = by_name(rule, **opts)
     except (TypeError, ValueError) as exc:
         raise ValueError(str(exc)) from None
+    for w in caught:
+        if issubclass(w.category, DeprecationWarning):
+            # An old option spelling on a command line: say so where it is seen.
+            logger.warning("warning: %s", w.message)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return built
 
 
 def _normal(data: Any) -> Any:
@@ -258,7 +271,7 @@ def _metadata(
     rule_config = _normal({"name": rule.name, "config": rule.config()})
     previous: Mapping[str, Any] = rec.metadata if rec is not None else {}
     if rec is not None and (previous or len(rec.existing)):
-        _check_resume(rec, target_config, rule_config, force)
+        _check_resume(rec, target_config, rule_config, force, type(rule).renamed_options())
     session = {
         "started_at": utc_now().isoformat(),
         "ended_at": None,
@@ -280,12 +293,18 @@ def _metadata(
 
 
 def _check_resume(
-    rec: Record, target_config: Mapping[str, Any], rule_config: Mapping[str, Any], force: bool
+    rec: Record,
+    target_config: Mapping[str, Any],
+    rule_config: Mapping[str, Any],
+    force: bool,
+    renamed: Mapping[str, str],
 ) -> None:
     """Refuse to continue a record with another target, rule or unit (the difference named)."""
     where = os.fspath(rec.path)
     for what, new in (("target", target_config), ("rule", rule_config)):
         old = rec.metadata.get(what)
+        if what == "rule":
+            old = _current_names(old, renamed)
         if old is None:
             if rec.metadata and not force:
                 raise ValueError(
@@ -312,6 +331,14 @@ def _git(target_config: Mapping[str, Any]) -> dict[str, Any] | None:
     """The git commit of the target's local working directory, if it is a work tree."""
     directory = target_directory(target_config)
     return None if directory is None else git_state(directory)
+
+
+def _current_names(rule_config: Any, renamed: Mapping[str, str]) -> Any:
+    """A recorded rule configuration with options renamed since under their new names."""
+    if not (isinstance(rule_config, dict) and isinstance(rule_config.get("config"), dict)):
+        return rule_config
+    options = {renamed.get(k, k): v for k, v in rule_config["config"].items()}
+    return {**rule_config, "config": options}
 
 
 def _difference(old: Any, new: Any) -> str:

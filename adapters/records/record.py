@@ -332,12 +332,26 @@ def read_rows(
     """
     where = os.fspath(path)
     text = _complete_text(Path(path))
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or tuple(reader.fieldnames) != columns:
+    # newline="": the csv module reads line ends itself (a CR inside a
+    # field is then a row end or quoted text, never a csv.Error).
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        fieldnames = reader.fieldnames
+        if fieldnames is None or tuple(fieldnames) != columns:
+            raise ValueError(
+                f"{where} is not {kind}: expected the columns "
+                f"{', '.join(columns)}; found {', '.join(fieldnames or []) or 'none'}"
+            )
+        return _checked_rows(reader, where, integers)
+    except csv.Error as exc:
         raise ValueError(
-            f"{where} is not {kind}: expected the columns "
-            f"{', '.join(columns)}; found {', '.join(reader.fieldnames or []) or 'none'}"
-        )
+            f"{where} line {reader.line_num}: not a readable CSV row ({exc})"
+        ) from None
+
+
+def _checked_rows(
+    reader: csv.DictReader[str], where: str, integers: tuple[str, ...]
+) -> list[dict[str, str]]:
     rows = []
     for row in reader:
         line = reader.line_num
@@ -373,7 +387,14 @@ def is_empty(path: str | os.PathLike[str]) -> bool:
     False
     """
     text = _complete_text(Path(path))
-    return sum(1 for _ in csv.reader(io.StringIO(text))) <= 1
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        return sum(1 for _ in reader) <= 1
+    except csv.Error as exc:
+        where = os.fspath(path)
+        raise ValueError(
+            f"{where} line {reader.line_num}: not a readable CSV row ({exc})"
+        ) from None
 
 
 def complete_end(raw: bytes) -> int:

@@ -241,8 +241,8 @@ def _distribution(values: np.ndarray, unit: str) -> str:
     # into a few bars on a linear axis.
     log = bool(x.min() > 0 and x.max() / x.min() > LOG_SPAN)
     shown_q = (0.25, 0.5, 0.75, 0.9)
-    hist = plots.histogram(x, quantiles=shown_q, level=LEVEL, modes=modes, unit=shown, log=log)
-    cdf = plots.ecdf(x, quantiles=shown_q, level=LEVEL, unit=shown, log=log)
+    hist = plots.histogram(x, q=shown_q, level=LEVEL, modes=modes, unit=shown, log=log)
+    cdf = plots.ecdf(x, q=shown_q, level=LEVEL, unit=shown, log=log)
     text = (
         f"{values.size} successful runs. {modes.count} mode{'s' if modes.multimodal else ''} "
         f"({where} {shown}; peaks of a kernel density estimate, see perfstats.plots.find_modes)."

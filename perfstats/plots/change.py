@@ -94,7 +94,7 @@ def change_distribution(
     candidate: Any,
     *,
     statistic: str | float = "median",
-    level: float = 0.99,
+    level: float = 0.95,
     paired: bool = False,
     n_resamples: int = 10000,
     rng: Any = None,
@@ -113,7 +113,7 @@ def change_distribution(
     baseline, candidate : array_like
         Measurements of the old and new version (baseline positive).
     statistic : {"median", "mean"} or float, default "median"
-    level : float, default 0.99
+    level : float, default 0.95
     paired : bool, default False
         ``baseline[i]`` and ``candidate[i]`` were measured together.
     n_resamples : int, default 10000
@@ -133,7 +133,7 @@ def change_distribution(
     >>> old, new = rng.lognormal(3, 0.1, 200), rng.lognormal(3, 0.1, 200) * 1.05
     >>> fig = plots.change_distribution(old, new, n_resamples=2000, rng=1)
     >>> fig.axes[0].get_title()
-    'median: +4.42% [+1.79%, +8.47%] at 99%, slower'
+    'median: +4.42% [+2.30%, +7.45%] at 95%, slower'
     """
     gen = np.random.default_rng(rng)
     seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]

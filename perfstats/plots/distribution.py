@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from .._validation import FloatArray, as_sample
 from ..interval import Interval
 from ..intervals import percentile_ci
+from ..quantile_spec import parse_quantiles
 from ._axes import color, figure_and_axes
 from ._format import number, plain_log_axis
 from .modes import Modes, find_modes
@@ -24,12 +26,13 @@ QUARTILES = (0.25, 0.5, 0.75)
 
 def _intervals(
     x: FloatArray,
-    quantiles: Sequence[float],
+    q: Any,
     level: float,
     method: str,
     ci_options: dict[str, Any] | None,
 ) -> tuple[Interval, ...]:
-    found = percentile_ci(x, list(quantiles), level=level, method=method, **(ci_options or {}))
+    qs, _ = parse_quantiles(q, "q")
+    found = percentile_ci(x, list(qs), level=level, method=method, **(ci_options or {}))
     return found if isinstance(found, tuple) else (found,)
 
 
@@ -37,10 +40,11 @@ def _legend(iv: Interval) -> str:
     return f"P{100.0 * iv.q:g} {number(iv.estimate)} [{number(iv.low)}, {number(iv.high)}]"
 
 
+@renamed(quantiles="q")
 def histogram(
     data: Any,
     *,
-    quantiles: Sequence[float] = QUARTILES,
+    q: float | str | Sequence[float | str] = QUARTILES,
     level: float = 0.95,
     method: str = "order",
     ci_options: dict[str, Any] | None = None,
@@ -62,8 +66,9 @@ def histogram(
     ----------
     data : array_like
         1-D finite measurements (for ``log=True``, positive).
-    quantiles : sequence of float, default (0.25, 0.5, 0.75)
-        Percentiles to mark, as fractions.
+    q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75)
+        Percentiles to mark, in any spelling of :mod:`perfstats.quantile_spec`
+        (``0.9``, ``"p90"``).
     level : float, default 0.95
         Confidence level of the intervals.
     method : str, default "order"
@@ -108,7 +113,7 @@ def histogram(
     else:
         edges = np.histogram_bin_edges(x, bins=bins)
     axes.hist(x, bins=edges, color="#BBBBBB", edgecolor="white", linewidth=0.4, label="runs")
-    for i, iv in enumerate(_intervals(x, quantiles, level, method, ci_options)):
+    for i, iv in enumerate(_intervals(x, q, level, method, ci_options)):
         c = color(i)
         low = iv.low if math.isfinite(iv.low) else float(x.min())
         high = iv.high if math.isfinite(iv.high) else float(x.max())
@@ -140,10 +145,11 @@ def histogram(
     return fig
 
 
+@renamed(quantiles="q")
 def ecdf(
     data: Any,
     *,
-    quantiles: Sequence[float] = QUARTILES,
+    q: float | str | Sequence[float | str] = QUARTILES,
     level: float = 0.95,
     method: str = "order",
     ci_options: dict[str, Any] | None = None,
@@ -163,7 +169,7 @@ def ecdf(
     ----------
     data : array_like
         1-D finite measurements.
-    quantiles, level, method, ci_options
+    q, level, method, ci_options
         As :func:`histogram`.
     log : bool, default False
         Logarithmic value axis.
@@ -181,7 +187,7 @@ def ecdf(
     >>> import numpy as np
     >>> from perfstats import plots
     >>> x = np.random.default_rng(0).normal(100.0, 5.0, size=300)
-    >>> fig = plots.ecdf(x, quantiles=[0.5, 0.9], method="bootstrap",
+    >>> fig = plots.ecdf(x, q=[0.5, 0.9], method="bootstrap",
     ...                  ci_options={"rng": 1})
     >>> fig.axes[0].get_ylabel()
     'fraction of runs'
@@ -196,7 +202,7 @@ def ecdf(
     heights = np.arange(1, xs.size + 1) / xs.size
     axes.step(xs, heights, where="post", color="#444444", linewidth=1.2, label="ECDF")
     lo_edge, hi_edge = float(xs[0]), float(xs[-1])
-    for i, iv in enumerate(_intervals(x, quantiles, level, method, ci_options)):
+    for i, iv in enumerate(_intervals(x, q, level, method, ci_options)):
         c = color(i)
         low = iv.low if math.isfinite(iv.low) else lo_edge
         high = iv.high if math.isfinite(iv.high) else hi_edge

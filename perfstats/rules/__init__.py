@@ -60,12 +60,18 @@ RULES: dict[str, type[Rule]] = {
 def by_name(name: str, **options: Any) -> Rule:
     """Build the rule registered as ``name`` (case-insensitive) with ``options``.
 
+    A rule's deprecated option spellings (``ci``, ``quantiles``, ``threshold``
+    of the relative-error rules) are accepted with a
+    :class:`DeprecationWarning` naming the new one.
+
     Examples
     --------
     >>> from perfstats.rules import by_name
     >>> by_name("fixed", n=20)
     Fixed(n=20)
-    >>> by_name("SuperFlow", ci="order", error=0.02).error
+    >>> by_name("SuperFlow", method="order", error=0.02).error
+    0.02
+    >>> by_name("ci-width", error=0.02).error
     0.02
     """
     key = name.lower() if isinstance(name, str) else name

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import aliases_of
 from .._validation import as_sample
 from ..decision import Decision
 from ..wording import runs
@@ -71,6 +72,21 @@ class Rule(ABC):
     @abstractmethod
     def config(self) -> dict[str, Any]:
         """The rule's parameters as plain data (for records and reprs)."""
+
+    @classmethod
+    def renamed_options(cls) -> dict[str, str]:
+        """The rule's deprecated option names, ``{old: new}``.
+
+        A record written before a rename names the old option in its rule
+        configuration; a reader maps it through this table.
+
+        Examples
+        --------
+        >>> from perfstats.rules import SuperFlow, Fixed
+        >>> SuperFlow.renamed_options(), Fixed.renamed_options()
+        ({'ci': 'method', 'quantiles': 'q'}, {})
+        """
+        return aliases_of(cls.__init__)
 
     @abstractmethod
     def _decide(self, data: np.ndarray) -> Decision:

@@ -27,9 +27,9 @@ from .._rng import RNGLike
 from .._validation import check_int, check_level, check_positive
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..quantile_spec import Statistic, parse_statistic, point_estimate
 from ..wording import pct, reaches, statistic_label
 from ._seeds import CURRENT, base_seed, judgement_seed
-from ._statistic import Statistic, check_statistic, point_estimate
 from .base import Rule
 
 
@@ -86,7 +86,7 @@ class BasicBootstrap(Rule):
     ) -> None:
         self.error = check_positive(error, "error")
         self.level = check_level(level)
-        self.statistic = check_statistic(statistic)
+        self.statistic = parse_statistic(statistic, strict=True)
         self._interval = check_int(interval, "interval", minimum=1)
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from .._rng import RNGLike
 from .._validation import check_choice, check_fraction, check_int, check_positive
 from ..bootstrap import bootstrap_distribution
@@ -38,7 +39,7 @@ class HDI(Rule):
 
     Parameters
     ----------
-    threshold : float, default 0.1
+    error : float, default 0.1
         Largest accepted ``(high - low) / mean``.
     probability : float, default 0.89
         Probability mass of the HDI (ArviZ's and SHARP's default).
@@ -80,10 +81,11 @@ class HDI(Rule):
 
     name = "SHARP-HDI"
 
+    @renamed(threshold="error")
     def __init__(
         self,
         *,
-        threshold: float = 0.1,
+        error: float = 0.1,
         probability: float = 0.89,
         of: str = "sample",
         min_n: int = 15,
@@ -92,7 +94,7 @@ class HDI(Rule):
         n_resamples: int = 1000,
         rng: RNGLike = None,
     ) -> None:
-        self.threshold = check_positive(threshold, "threshold")
+        self.error = check_positive(error, "error")
         self.probability = check_fraction(probability, "probability")
         if not 0.0 < self.probability < 1.0:
             raise ValueError(f"probability must be in (0, 1), got {probability!r}")
@@ -106,7 +108,7 @@ class HDI(Rule):
 
     def config(self) -> dict[str, Any]:
         return {
-            "threshold": self.threshold,
+            "error": self.error,
             "probability": self.probability,
             "of": self.of,
             "min_n": self._min_n,
@@ -137,14 +139,14 @@ class HDI(Rule):
             "high": high,
             "mean": mean,
             "relative_width": width,
-            "threshold": self.threshold,
+            "threshold": self.error,
             "of": self.of,
         }
         label = f"{self.probability:.0%} {what}"
-        if width < self.threshold:
+        if width < self.error:
             reason = (
                 f"the {label} spans {pct(width)} of the mean, "
-                f"below the {pct(self.threshold)} threshold"
+                f"below the {pct(self.error)} threshold"
             )
             return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
         if n >= self.max_n:
@@ -152,13 +154,13 @@ class HDI(Rule):
                 self.name,
                 n,
                 self.max_n,
-                f"the {what} narrowing under {pct(self.threshold)} of the mean",
+                f"the {what} narrowing under {pct(self.error)} of the mean",
                 details,
             )
         if mean <= 0.0:
             reason = f"the mean is {mean:.6g}; a width relative to it needs a positive mean"
         else:
             reason = (
-                f"the {label} spans {pct(width)} of the mean; needs under {pct(self.threshold)}"
+                f"the {label} spans {pct(width)} of the mean; needs under {pct(self.error)}"
             )
         return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)

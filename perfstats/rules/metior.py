@@ -39,9 +39,9 @@ from ..blocklength import MIN_SIZE, optimal_block_length
 from ..blocks import BLOCK_KINDS
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
+from ..quantile_spec import Statistic, parse_statistic
 from ..wording import pct, statistic_label
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
-from ._statistic import Statistic, check_statistic
 from .base import Rule
 
 FORMS = ("absolute", "interval")
@@ -124,7 +124,7 @@ class Metior(Rule):
     ) -> None:
         self.error = check_positive(error, "error")
         self.level = check_level(level)
-        self.statistic = check_statistic(statistic)
+        self.statistic = parse_statistic(statistic, strict=True)
         self._interval = check_int(interval, "interval", minimum=1)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.min_block_length = check_int(min_block_length, "min_block_length", minimum=1)

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._deprecation import renamed
+from .._validation import check_int, check_positive, power_of_two_scale
 from ..decision import Decision
 from ..wording import pct
 from ._limits import check_max_n, out_of_runs
@@ -23,7 +24,7 @@ class RSE(Rule):
 
     Parameters
     ----------
-    threshold : float, default 0.1
+    error : float, default 0.1
         Largest accepted relative standard error (SHARP's default).
     min_n : int, default 15
         Never stop on fewer runs (at least 2, for a standard deviation).
@@ -44,31 +45,32 @@ class RSE(Rule):
     >>> import numpy as np
     >>> from perfstats.rules import RSE
     >>> x = np.random.default_rng(0).normal(100.0, 30.0, size=100)
-    >>> RSE(threshold=0.02).check(x[:20])  # doctest: +NORMALIZE_WHITESPACE
+    >>> RSE(error=0.02).check(x[:20])  # doctest: +NORMALIZE_WHITESPACE
     Decision(continue at n=20, rule='SHARP-RSE':
              the relative standard error of the mean is 6.2%; needs under 2.0%)
-    >>> RSE(threshold=0.02).check(x).reason
+    >>> RSE(error=0.02).check(x).reason
     'reached max_n = 100 runs without the relative standard error falling under 2.0%'
     """
 
     name = "SHARP-RSE"
 
+    @renamed(threshold="error")
     def __init__(
         self,
         *,
-        threshold: float = 0.1,
+        error: float = 0.1,
         min_n: int = 15,
         max_n: int = 100,
         interval: int = 1,
     ) -> None:
-        self.threshold = check_positive(threshold, "threshold")
+        self.error = check_positive(error, "error")
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self.max_n = check_max_n(max_n, self._min_n)
         self._interval = check_int(interval, "interval", minimum=1)
 
     def config(self) -> dict[str, Any]:
         return {
-            "threshold": self.threshold,
+            "error": self.error,
             "min_n": self._min_n,
             "max_n": self.max_n,
             "interval": self._interval,
@@ -76,24 +78,26 @@ class RSE(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        mean = float(np.mean(data))
-        sd = float(np.std(data, ddof=1))
+        # A power-of-two scale (exact) keeps the squares finite near 1e160.
+        s = power_of_two_scale(data)
+        mean = float(np.mean(data * s)) / s
+        sd = float(np.std(data * s, ddof=1)) / s
         rse = sd / math.sqrt(n) / mean if mean > 0.0 else math.inf
-        details = {"mean": mean, "sd": sd, "rse": rse, "threshold": self.threshold}
-        if rse < self.threshold:
+        details = {"mean": mean, "sd": sd, "rse": rse, "threshold": self.error}
+        if rse < self.error:
             reason = (
                 f"the relative standard error of the mean is {pct(rse)}, "
-                f"below the {pct(self.threshold)} threshold"
+                f"below the {pct(self.error)} threshold"
             )
             return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
         if n >= self.max_n:
-            what = f"the relative standard error falling under {pct(self.threshold)}"
+            what = f"the relative standard error falling under {pct(self.error)}"
             return out_of_runs(self.name, n, self.max_n, what, details)
         if mean <= 0.0:
             reason = f"the mean is {mean:.6g}; a relative standard error needs a positive mean"
         else:
             reason = (
                 f"the relative standard error of the mean is {pct(rse)}; "
-                f"needs under {pct(self.threshold)}"
+                f"needs under {pct(self.error)}"
             )
         return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)

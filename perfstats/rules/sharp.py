@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validation import check_int, check_level, check_positive
+from .._deprecation import renamed
+from .._validation import check_int, check_level, check_positive, power_of_two_scale
 from ..decision import Decision
 from ..similarity import ks
 from ..wording import pct, reaches
@@ -39,7 +40,7 @@ class CIWidth(Rule):
 
     Parameters
     ----------
-    threshold : float, default 0.05
+    error : float, default 0.05
         Largest accepted relative half-width (SHARP's T1 = 0.05, T2 = 0.01).
     level : float, default 0.95
         One-sided confidence level.
@@ -51,7 +52,7 @@ class CIWidth(Rule):
     Examples
     --------
     >>> from perfstats.rules import CIWidth
-    >>> rule = CIWidth(threshold=0.05, min_n=5)
+    >>> rule = CIWidth(error=0.05, min_n=5)
     >>> rule.check([100.0, 101.0, 99.0, 100.0, 100.5]).stop
     True
     >>> rule.check([100.0, 150.0, 60.0, 100.0, 120.0])  # doctest: +NORMALIZE_WHITESPACE
@@ -61,22 +62,23 @@ class CIWidth(Rule):
 
     name = "SHARP-CI"
 
+    @renamed(threshold="error")
     def __init__(
         self,
         *,
-        threshold: float = 0.05,
+        error: float = 0.05,
         level: float = 0.95,
         min_n: int = 15,
         interval: int = 1,
     ) -> None:
-        self.threshold = check_positive(threshold, "threshold")
+        self.error = check_positive(error, "error")
         self.level = check_level(level)
         self._min_n = check_int(min_n, "min_n", minimum=2)
         self._interval = check_int(interval, "interval", minimum=1)
 
     def config(self) -> dict[str, Any]:
         return {
-            "threshold": self.threshold,
+            "error": self.error,
             "level": self.level,
             "min_n": self._min_n,
             "interval": self._interval,
@@ -84,8 +86,10 @@ class CIWidth(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        mean = float(np.mean(data))
-        sd = float(np.std(data, ddof=1))
+        # A power-of-two scale (exact) keeps the squares finite near 1e160.
+        s = power_of_two_scale(data)
+        mean = float(np.mean(data * s)) / s
+        sd = float(np.std(data * s, ddof=1)) / s
         t = float(stats.t.ppf(self.level, n - 1))
         half = t * sd / math.sqrt(n)
         details: dict[str, Any] = {
@@ -93,7 +97,7 @@ class CIWidth(Rule):
             "sd": sd,
             "t": t,
             "half_width": half,
-            "threshold": self.threshold,
+            "threshold": self.error,
         }
         if mean <= 0.0:
             details["relative_half_width"] = math.inf
@@ -106,11 +110,11 @@ class CIWidth(Rule):
             )
         rel = half / mean
         details["relative_half_width"] = rel
-        stop = rel < self.threshold
+        stop = rel < self.error
         verdict = (
-            f"below the {pct(self.threshold)} threshold"
+            f"below the {pct(self.error)} threshold"
             if stop
-            else f"needs under {pct(self.threshold)}"
+            else f"needs under {pct(self.error)}"
         )
         reason = f"the mean's {self.level:.0%} CI {reaches(rel, 'of the mean')}; {verdict}"
         return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)

@@ -8,13 +8,13 @@ hold both for the current runs ``S_cur`` and for the previous runs
 ``S_pre`` (``S_cur`` without its last run interval). The three variants of
 the paper differ only in how the interval is computed:
 
-* SuperFlow 1 (``ci="order-normal"``): the order-statistic ranks of the
+* SuperFlow 1 (``method="order-normal"``): the order-statistic ranks of the
   normal approximation, as in the public reference code;
-* SuperFlow 2 (``ci="bootstrap"``): the i.i.d. percentile bootstrap;
-* SuperFlow 3 (``ci="block"``): the moving-block bootstrap with the
+* SuperFlow 2 (``method="bootstrap"``): the i.i.d. percentile bootstrap;
+* SuperFlow 3 (``method="block"``): the moving-block bootstrap with the
   Politis-White block length, as Metior.
 
-``ci="order"`` (exact binomial ranks) and ``ci="exact-bootstrap"`` (the
+``method="order"`` (exact binomial ranks) and ``method="exact-bootstrap"`` (the
 i.i.d. bootstrap with infinitely many resamples) are variants this library
 adds; every method of :func:`perfstats.intervals.percentile_ci` works.
 
@@ -32,12 +32,14 @@ from typing import Any
 
 import numpy as np
 
+from .._deprecation import renamed
 from .._rng import RNGLike
-from .._validation import check_choice, check_int, check_level, check_positive, check_quantiles
+from .._validation import check_choice, check_int, check_level, check_positive
 from ..blocklength import MIN_SIZE
 from ..decision import Decision
 from ..interval import Interval
 from ..intervals import percentile_ci
+from ..quantile_spec import parse_quantiles
 from ..wording import pct, quantile_label, reaches
 from ._seeds import CURRENT, base_seed, judgement_seed
 from .base import Rule
@@ -60,10 +62,10 @@ class SuperFlow(Rule):
 
     Parameters
     ----------
-    ci : str, default "order-normal"
-        Interval method: ``"order-normal"`` (SuperFlow 1), ``"bootstrap"``
-        (SuperFlow 2), ``"block"`` (SuperFlow 3), ``"order"`` or
-        ``"exact-bootstrap"``.
+    method : str, default "order-normal"
+        Interval method, as in :func:`perfstats.percentile_ci`:
+        ``"order-normal"`` (SuperFlow 1), ``"bootstrap"`` (SuperFlow 2),
+        ``"block"`` (SuperFlow 3), ``"order"`` or ``"exact-bootstrap"``.
     level : float, default 0.95
         Confidence level of each interval.
     error : float, default 0.01
@@ -72,12 +74,13 @@ class SuperFlow(Rule):
     interval : int, default 5
         Runs per run interval; ``S_pre`` is ``S_cur`` without its last
         ``interval`` runs, so the first judgement is at ``2 * interval``.
-    quantiles : float or sequence of float, default (0.25, 0.5, 0.75)
-        The percentiles checked ("most of the performance", Section 4.2).
+    q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75)
+        The percentiles checked ("most of the performance", Section 4.2),
+        in any spelling of :mod:`perfstats.quantile_spec` (``0.9``, ``"p90"``).
     n_resamples : int, default 1000
         Resamples of the bootstrap methods.
     block_kind : {"moving", "circular", "stationary", "superflow"}, default "moving"
-        Block scheme of ``ci="block"``, whose block length is Politis-White's
+        Block scheme of ``method="block"``, whose block length is Politis-White's
         (blocks of 1 for sets under 11 points, too short to estimate it).
         ``"superflow"`` is the reference code's moving-block variant
         (``floor((n - b) / b)`` blocks from ``n - b`` starts, so shorter
@@ -98,30 +101,31 @@ class SuperFlow(Rule):
     >>> rule.check(x[:20])  # doctest: +NORMALIZE_WHITESPACE
     Decision(continue at n=20, rule='SuperFlow':
              P75 CI of the current runs is unbounded; needs within 1.0%)
-    >>> SuperFlow(ci="bootstrap", rng=1).check(x).stop
+    >>> SuperFlow(method="bootstrap", rng=1).check(x).stop
     True
     """
 
     name = "SuperFlow"
 
+    @renamed(ci="method", quantiles="q")
     def __init__(
         self,
         *,
-        ci: str = "order-normal",
+        method: str = "order-normal",
         level: float = 0.95,
         error: float = 0.01,
         interval: int = 5,
-        quantiles: float | Sequence[float] = (0.25, 0.5, 0.75),
+        q: float | str | Sequence[float | str] = (0.25, 0.5, 0.75),
         n_resamples: int = 1000,
         block_kind: str = "moving",
         rng: RNGLike = None,
     ) -> None:
-        self.ci = check_choice(ci, "ci", CI_METHODS)
+        self.method = check_choice(method, "method", CI_METHODS)
         self.level = check_level(level)
         self.error = check_positive(error, "error")
         self._interval = check_int(interval, "interval", minimum=1)
-        qs, scalar = check_quantiles(quantiles, "quantiles")
-        self.quantiles = (float(qs[0]),) if scalar else tuple(float(q) for q in qs)
+        qs, scalar = parse_quantiles(q, "q")
+        self.q = (float(qs[0]),) if scalar else tuple(float(v) for v in qs)
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
         self.seed = base_seed(rng)
@@ -136,11 +140,11 @@ class SuperFlow(Rule):
 
     def config(self) -> dict[str, Any]:
         return {
-            "ci": self.ci,
+            "method": self.method,
             "level": self.level,
             "error": self.error,
             "interval": self._interval,
-            "quantiles": self.quantiles,
+            "q": self.q,
             "n_resamples": self.n_resamples,
             "block_kind": self.block_kind,
             "rng": self.seed,
@@ -152,18 +156,18 @@ class SuperFlow(Rule):
         return state
 
     def _judge(self, x: np.ndarray) -> _SetVerdict:
-        kwargs: dict[str, Any] = {"level": self.level, "method": self.ci}
-        if self.ci in _RANDOM_METHODS:
+        kwargs: dict[str, Any] = {"level": self.level, "method": self.method}
+        if self.method in _RANDOM_METHODS:
             kwargs["n_resamples"] = self.n_resamples
             kwargs["rng"] = judgement_seed(self.seed, int(x.size), CURRENT)
-        if self.ci == "block":
+        if self.method == "block":
             kwargs["block_kind"] = self.block_kind
             if x.size < MIN_SIZE:
                 # Politis-White needs 11 points; below that no dependence can
                 # be estimated and blocks of one (the i.i.d. bootstrap) are
                 # the reference code's floor.
                 kwargs["block_length"] = 1
-        intervals = tuple(percentile_ci(x, self.quantiles, **kwargs))
+        intervals = tuple(percentile_ci(x, self.q, **kwargs))
         return _SetVerdict(intervals, all(iv.within(self.error) for iv in intervals))
 
     def _previous_verdict(self, previous: np.ndarray) -> _SetVerdict:
@@ -189,7 +193,7 @@ class SuperFlow(Rule):
                 "current_accurate": current.accurate,
                 "previous_accurate": previous.accurate,
                 "error": self.error,
-                "ci": self.ci,
+                "method": self.method,
             },
         )
 
@@ -198,7 +202,7 @@ class SuperFlow(Rule):
         labelled += [("previous", iv) for iv in previous.intervals]
         if stop:
             role, widest = max(labelled, key=lambda item: item[1].rel_error)
-            names = _join([quantile_label(q) for q in self.quantiles])
+            names = _join([quantile_label(q) for q in self.q])
             return (
                 f"{names} CIs of the current and previous runs are within {pct(self.error)} "
                 f"(widest: {quantile_label(widest.q)} of the {role} runs, "

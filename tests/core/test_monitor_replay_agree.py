@@ -15,9 +15,9 @@ from perfstats.rules import CIWidth, Fixed, KSHalves, Rule, SuperFlow
 
 RULES = [
     Fixed(n=12),
-    CIWidth(threshold=0.02),
+    CIWidth(error=0.02),
     KSHalves(),
-    SuperFlow(ci="order", error=0.02),
+    SuperFlow(method="order", error=0.02),
 ]
 
 

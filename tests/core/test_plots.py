@@ -149,7 +149,7 @@ def test_modes_of_the_real_traces_lie_on_density_peaks(
 
 def test_histogram_draws_each_interval_and_mode(lognormal: np.ndarray) -> None:
     qs = [0.25, 0.5, 0.9]
-    fig = plots.histogram(lognormal, quantiles=qs, method="order")
+    fig = plots.histogram(lognormal, q=qs, method="order")
     ax = fig.axes[0]
     intervals = perfstats.percentile_ci(lognormal, qs, method="order")
     spans = [span_x(p) for p in ax.patches if p.get_alpha() == 0.25]
@@ -164,7 +164,7 @@ def test_histogram_draws_each_interval_and_mode(lognormal: np.ndarray) -> None:
 
 def test_histogram_passes_interval_options_and_can_skip_modes(lognormal: np.ndarray) -> None:
     fig = plots.histogram(
-        lognormal, quantiles=[0.5], method="bootstrap", ci_options={"rng": 3}, modes=False
+        lognormal, q=[0.5], method="bootstrap", ci_options={"rng": 3}, modes=False
     )
     iv = perfstats.percentile_ci(lognormal, 0.5, method="bootstrap", rng=3)
     (span,) = [span_x(p) for p in fig.axes[0].patches if p.get_alpha() == 0.25]
@@ -189,7 +189,7 @@ def test_ecdf_draws_the_staircase_and_each_interval_as_a_bar(lognormal: np.ndarr
     # 30 points: the order interval of P90 has no upper rank, so an arrow
     # must point off the edge.
     x = lognormal[:30]
-    fig = plots.ecdf(x, quantiles=[0.5, 0.9])
+    fig = plots.ecdf(x, q=[0.5, 0.9])
     ax = fig.axes[0]
     (stairs,) = labelled(ax, "ECDF")
     assert np.array_equal(stairs.get_xdata(), np.sort(x))
@@ -209,7 +209,7 @@ def test_ecdf_draws_the_staircase_and_each_interval_as_a_bar(lognormal: np.ndarr
 EXACT_RULES = [
     (Metior(rng=1), lambda v, t: v <= t),
     (PT4Cloud(threshold=0.99), lambda v, t: v >= t),
-    (CIWidth(threshold=0.02, interval=5, min_n=10), lambda v, t: v < t),
+    (CIWidth(error=0.02, interval=5, min_n=10), lambda v, t: v < t),
     (KSHalves(threshold=0.2, interval=5, min_n=10), lambda v, t: v < t),
     (BasicBootstrap(error=0.02, rng=1), lambda v, t: v < t),
     (CoV(threshold=0.01, window=3, interval=5), lambda v, t: v <= t),
@@ -329,7 +329,7 @@ def test_change_replicates_reproduce_the_relative_change_interval(paired: bool) 
     rng = np.random.default_rng(12)
     a = rng.lognormal(3.0, 0.2, 150)
     b = a * rng.lognormal(0.05, 0.05, 150) if paired else rng.lognormal(3.05, 0.2, 150)
-    rc = perfstats.relative_change(a, b, paired=paired, n_resamples=20000, rng=1)
+    rc = perfstats.relative_change(a, b, paired=paired, level=0.99, n_resamples=20000, rng=1)
     reps = plots.change_replicates(a, b, paired=paired, n_resamples=20000, rng=2)
     low, high = np.quantile(reps, [0.005, 0.995])
     # Two Monte Carlo draws of the same bootstrap: the 0.5% and 99.5% points

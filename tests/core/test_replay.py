@@ -61,7 +61,7 @@ def test_replay_matches_the_loop_written_out() -> None:
 
 def test_processes_give_the_same_frame() -> None:
     data = traces(count=5)
-    rule = SuperFlow(ci="bootstrap", n_resamples=200, rng=3)
+    rule = SuperFlow(method="bootstrap", n_resamples=200, rng=3)
     serial = replay(rule, data, workers=1, progress=False)
     parallel = replay(rule, data, workers=2, progress=False)
     pd.testing.assert_frame_equal(serial, parallel)

@@ -24,7 +24,7 @@ perfstats.percentile_ci(x, [0.25, 0.5, 0.75], method="block", rng=1)
 print("layer", numba.threading_layer())             # the pool is running now
 cold = pd.read_csv(sys.argv[1])
 traces = {c: cold[c].to_numpy()[:300] for c in list(cold)[:8]}
-for rule in (SuperFlow(ci="bootstrap", rng=1), SuperFlow(ci="block", rng=2), Metior(rng=3)):
+for rule in (SuperFlow(method="bootstrap", rng=1), SuperFlow(method="block", rng=2), Metior(rng=3)):
     a = replay(rule, traces, workers=2, progress=False)
     b = replay(rule, traces, workers=1, progress=False)
     assert a.equals(b), (a, b)

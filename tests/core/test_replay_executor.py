@@ -17,7 +17,7 @@ def _protocol_a_part(scope_traces: dict[str, np.ndarray]) -> tuple[dict, dict]:
     names = ["cold/Func1", "cold/Func17", "cold/Func33", "warm/Func2", "warm/Func40", "warm/Func65"]
     traces = {k: scope_traces[k][:300] for k in names}
     rules = {
-        "SuperFlow-2": SuperFlow(ci="bootstrap", error=0.01, interval=5, rng=0),
+        "SuperFlow-2": SuperFlow(method="bootstrap", error=0.01, interval=5, rng=0),
         "PT4Cloud": PT4Cloud(threshold=0.90, interval=5),
         "Metior": Metior(error=0.03, statistic="median", interval=5, block_kind="superflow", rng=0),
     }

@@ -29,12 +29,12 @@ from perfstats.rules import (
 def every_rule(seed: int = 3) -> list[Rule]:
     """One instance of each rule and SuperFlow variant, on a small grid."""
     return [
-        SuperFlow(ci="order-normal"),
-        SuperFlow(ci="order"),
-        SuperFlow(ci="exact-bootstrap"),
-        SuperFlow(ci="bootstrap", n_resamples=200, rng=seed),
-        SuperFlow(ci="block", n_resamples=200, rng=seed),
-        SuperFlow(ci="block", block_kind="superflow", n_resamples=200, rng=seed),
+        SuperFlow(method="order-normal"),
+        SuperFlow(method="order"),
+        SuperFlow(method="exact-bootstrap"),
+        SuperFlow(method="bootstrap", n_resamples=200, rng=seed),
+        SuperFlow(method="block", n_resamples=200, rng=seed),
+        SuperFlow(method="block", block_kind="superflow", n_resamples=200, rng=seed),
         PT4Cloud(),
         Metior(n_resamples=200, rng=seed),
         Metior(n_resamples=200, form="interval", statistic=0.9, rng=seed),
@@ -117,11 +117,11 @@ def test_random_rules_differ_by_seed() -> None:
 
 def test_generator_rng_is_drawn_once() -> None:
     x = np.random.default_rng(2).lognormal(3.0, 0.5, size=200)
-    rule = SuperFlow(ci="bootstrap", rng=np.random.default_rng(5))
+    rule = SuperFlow(method="bootstrap", rng=np.random.default_rng(5))
     assert rule.check(x).details == rule.check(x).details
     assert isinstance(rule.config()["rng"], int)
     # The recorded seed rebuilds the same rule.
-    again = SuperFlow(ci="bootstrap", rng=rule.config()["rng"])
+    again = SuperFlow(method="bootstrap", rng=rule.config()["rng"])
     assert repr(again.check(x).details) == repr(rule.check(x).details)
 
 
@@ -153,14 +153,14 @@ def test_registry_builds_every_rule() -> None:
 
 
 BAD: list[tuple[type[Rule], dict[str, Any], str]] = [
-    (SuperFlow, {"ci": "magic"}, "ci"),
+    (SuperFlow, {"method": "magic"}, "method"),
     (SuperFlow, {"level": 1.0}, "level"),
     (SuperFlow, {"error": 0.0}, "error"),
     (SuperFlow, {"error": -0.01}, "error"),
     (SuperFlow, {"interval": 0}, "interval"),
     (SuperFlow, {"interval": 2.5}, "interval"),
-    (SuperFlow, {"quantiles": (0.25, 1.5)}, "quantiles"),
-    (SuperFlow, {"quantiles": ()}, "quantiles"),
+    (SuperFlow, {"q": (0.25, 1.5)}, "q"),
+    (SuperFlow, {"q": ()}, "q"),
     (SuperFlow, {"n_resamples": 1}, "n_resamples"),
     (SuperFlow, {"block_kind": "zigzag"}, "block_kind"),
     (SuperFlow, {"rng": -1}, "rng"),
@@ -177,7 +177,7 @@ BAD: list[tuple[type[Rule], dict[str, Any], str]] = [
     (Metior, {"form": "one-sided"}, "form"),
     (Metior, {"block_kind": "random"}, "block_kind"),
     (Metior, {"n_resamples": 0}, "n_resamples"),
-    (CIWidth, {"threshold": 0}, "threshold"),
+    (CIWidth, {"error": 0}, "error"),
     (CIWidth, {"min_n": 1}, "min_n"),
     (CIWidth, {"level": 2}, "level"),
     (KSHalves, {"threshold": -0.1}, "threshold"),

@@ -16,14 +16,14 @@ def test_ci_width_hand_checked() -> None:
     # mean 100.1, squared deviations 0.01 + 0.81 + 1.21 + 0.01 + 0.16 = 2.2,
     # s = sqrt(2.2 / 4) = 0.7416, t_0.95,4 = 2.1318,
     # half width = 2.1318 * 0.7416 / sqrt(5) = 0.7070 -> 0.706% of the mean
-    decision = CIWidth(threshold=0.05, min_n=5).check(x)
+    decision = CIWidth(error=0.05, min_n=5).check(x)
     assert decision.details["mean"] == pytest.approx(100.1)
     assert decision.details["sd"] == pytest.approx(math.sqrt(2.2 / 4))
     assert decision.details["t"] == pytest.approx(2.131847, rel=1e-6)
     assert decision.details["relative_half_width"] == pytest.approx(0.0070634, rel=1e-4)
     assert decision.stop
     assert decision.reason == "the mean's 95% CI reaches 0.7% of the mean; below the 5.0% threshold"
-    assert not CIWidth(threshold=0.005, min_n=5).check(x).stop
+    assert not CIWidth(error=0.005, min_n=5).check(x).stop
 
 
 def test_ci_width_matches_scipy_t_interval() -> None:

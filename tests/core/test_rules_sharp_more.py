@@ -71,15 +71,15 @@ def test_hdi_rejects_bad_input() -> None:
 
 def test_rse_is_the_relative_standard_error() -> None:
     x = np.random.default_rng(3).normal(50.0, 10.0, 40)
-    d = RSE(threshold=0.5).check(x)
+    d = RSE(error=0.5).check(x)
     assert d.details["rse"] == pytest.approx(np.std(x, ddof=1) / math.sqrt(40) / np.mean(x))
     assert d.stop
-    assert not RSE(threshold=0.001).check(x).stop
+    assert not RSE(error=0.001).check(x).stop
 
 
 def test_every_new_rule_stops_at_its_max_n_and_says_so() -> None:
     x = np.random.default_rng(0).lognormal(3.0, 1.0, 500)
-    for rule in (RSE(threshold=1e-4, max_n=30), HDI(threshold=1e-4, max_n=30)):
+    for rule in (RSE(error=1e-4, max_n=30), HDI(error=1e-4, max_n=30)):
         d = rule.check(x[:30])
         assert d.stop and d.details["budget_exhausted"]
         assert d.reason.startswith("reached max_n = 30 runs without")
@@ -206,7 +206,7 @@ def test_new_rules_are_rules_with_keyword_only_options(cls: type[Rule]) -> None:
 @pytest.mark.parametrize(
     ("make", "match"),
     [
-        (lambda: RSE(threshold=0), "threshold"),
+        (lambda: RSE(error=0), "error"),
         (lambda: RSE(min_n=20, max_n=10), "max_n"),
         (lambda: HDI(probability=1.0), "probability"),
         (lambda: HDI(of="median"), "of"),

@@ -86,7 +86,7 @@ def test_transcription_covers_both_verdicts() -> None:
 def test_intervals_come_from_percentile_ci() -> None:
     x = np.random.default_rng(5).lognormal(4.0, 0.1, size=300)
     for ci in ("order", "order-normal", "exact-bootstrap"):
-        details = SuperFlow(ci=ci).check(x).details
+        details = SuperFlow(method=ci).check(x).details
         expected = percentile_ci(x, [0.25, 0.5, 0.75], method=ci)
         for iv in expected:
             got = details["current"][f"P{100 * iv.q:g}"]
@@ -108,27 +108,27 @@ def test_memo_gives_the_fresh_verdict(ci: str) -> None:
     # The verdict on S_pre is reused from the previous judgement; it must be
     # exactly what a fresh rule computes.
     x = np.random.default_rng(7).lognormal(4.0, 0.05, size=200)
-    warm = SuperFlow(ci=ci, rng=9, n_resamples=300)
+    warm = SuperFlow(method=ci, rng=9, n_resamples=300)
     for n in range(10, 201, 5):
         got = warm.check(x[:n])
-        fresh = SuperFlow(ci=ci, rng=9, n_resamples=300).check(x[:n])
+        fresh = SuperFlow(method=ci, rng=9, n_resamples=300).check(x[:n])
         assert repr(got.details) == repr(fresh.details)
         assert got.reason == fresh.reason
 
 
 def test_block_variant_handles_short_sets_and_reference_scheme() -> None:
     x = np.random.default_rng(8).lognormal(4.0, 0.01, size=120)
-    short = SuperFlow(ci="block", rng=1).check(x[:10])
+    short = SuperFlow(method="block", rng=1).check(x[:10])
     assert short.n == 10
     for kind in ("moving", "superflow"):
-        decision = SuperFlow(ci="block", block_kind=kind, rng=1).check(x)
+        decision = SuperFlow(method="block", block_kind=kind, rng=1).check(x)
         assert decision.stop
     # The reference scheme's resamples are shorter, so its intervals are
     # wider on average.
     widths = {
         kind: np.mean(
             [
-                SuperFlow(ci="block", block_kind=kind, rng=s)
+                SuperFlow(method="block", block_kind=kind, rng=s)
                 .check(x)
                 .details["current"]["P50"]["rel_error"]
                 for s in range(20)
@@ -141,6 +141,6 @@ def test_block_variant_handles_short_sets_and_reference_scheme() -> None:
 
 def test_custom_quantiles() -> None:
     x = np.random.default_rng(9).lognormal(4.0, 0.02, size=400)
-    decision = SuperFlow(quantiles=(0.5, 0.9)).check(x)
+    decision = SuperFlow(q=(0.5, 0.9)).check(x)
     assert set(decision.details["current"]) == {"P50", "P90"}
-    assert SuperFlow(quantiles=0.5).quantiles == (0.5,)
+    assert SuperFlow(q=0.5).q == (0.5,)

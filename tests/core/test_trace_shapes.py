@@ -26,7 +26,7 @@ def test_scoring_takes_what_replay_takes(shape: str) -> None:
         "series": [pd.Series(t) for t in raw],
     }[shape]
     stops = replay(Fixed(n=20), traces, progress=False)  # type: ignore[arg-type]
-    scored = score_distribution(stops, traces, quantiles=[0.5])  # type: ignore[arg-type]
+    scored = score_distribution(stops, traces, q=[0.5])  # type: ignore[arg-type]
     assert len(scored) == 2 and scored["accuracy"].between(0, 1).all()
     est = score_estimate(stops, traces, traces, statistic="median")  # type: ignore[arg-type]
     assert est["accurate"].dtype == bool
