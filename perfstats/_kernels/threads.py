@@ -64,6 +64,18 @@ def allow_threads(flag: bool) -> None:
     _allowed = bool(flag)
 
 
+def _forked_child() -> None:
+    # A child forked after a parallel kernel ran inherits a thread pool whose
+    # threads did not survive the fork (GNU OpenMP is not fork-safe): entering
+    # it would hang. Serial kernels give the same numbers, so the child runs
+    # those; it may allow threads again only after an exec.
+    allow_threads(False)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked_child)
+
+
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Run every kernel serially inside the block (benchmarks compare against it)."""
