@@ -358,7 +358,13 @@ SUBCOMMAND_FLAGS: dict[str, list[str]] = {
     "report": ["--json"],
     "ab": ["--against", "--level", "--seed", "--json"],
     "run": ["--rule", "-r", "--seed", "--max-seconds", "--concurrency", "--max-failures", "--json"],
-}
+    "gate": ["--threshold", "--fdr", "--statistic", "--level", "--paired", "--seed", "--format",
+             "--strict", "--names"],
+    # --permutations is left out: a random large count is a legitimate, long run.
+    "history": ["--pvalue", "--min-size", "--format", "--seed"],
+}  # fmt: skip
+# Exit codes a command may end with besides 0 and 2 (the gate's verdicts).
+VERDICT_STATUSES: dict[str, tuple[int, ...]] = {"gate": (1, 3)}
 RULE_NAMES = st.one_of(st.sampled_from(sorted(rules.RULES)), TEXT)
 OPTION = st.tuples(
     st.sampled_from(["error", "level", "method", "ci", "q", "quantiles", "threshold", "interval",
@@ -369,7 +375,7 @@ OPTION = st.tuples(
 
 def _flag_values(command: str) -> st.SearchStrategy[list[str]]:
     def value(flag: str) -> st.SearchStrategy[list[str]]:
-        if flag in ("--paired", "--per-pair", "--json"):
+        if flag in ("--paired", "--per-pair", "--json", "--strict"):
             return st.just([flag])
         if flag == "--rule":
             return RULE_NAMES.map(lambda v: [flag, v])
@@ -383,7 +389,9 @@ def _flag_values(command: str) -> st.SearchStrategy[list[str]]:
     )
 
 
-def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def _run_cli(
+    argv: list[str], capsys: pytest.CaptureFixture[str], also: tuple[int, ...] = ()
+) -> None:
     from perfstats.adapters.cli import main
 
     capsys.readouterr()
@@ -394,7 +402,7 @@ def _run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err, (argv, captured.err)
     assert "internal error" not in captured.err, (argv, captured.err)
-    assert status in (0, 2), (argv, status, captured.err)
+    assert status in (0, 2, *also), (argv, status, captured.err)
     if status == 2:
         # A deprecated option spelling adds one warning line before the error.
         lines = [
@@ -415,7 +423,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("command", ["compare", "replay", "report", "ab"])
+@pytest.mark.parametrize("command", ["compare", "replay", "report", "ab", "gate", "history"])
 @CLI
 @given(data=st.data())
 def test_cli_subcommand_with_random_files_and_arguments(
@@ -431,11 +439,16 @@ def test_cli_subcommand_with_random_files_and_arguments(
         argv = ["replay", first, "--workers", "1", "--no-progress", *flags]
     elif command == "report":
         argv = ["report", first, *flags]
+    elif command == "gate":
+        argv = ["gate", first, second, *flags]
+    elif command == "history":
+        argv = ["history", first, *flags]
     else:
         argv = ["ab", "--from-record", first, "--no-progress", *flags]
         if "--against" in argv:
             argv[argv.index("--against") + 1 : argv.index("--against") + 2] = [second]
-    _run_cli([*argv, *noise] if data.draw(st.booleans(), "noisy") else argv, capsys)
+    also = VERDICT_STATUSES.get(command, ())
+    _run_cli([*argv, *noise] if data.draw(st.booleans(), "noisy") else argv, capsys, also)
 
 
 @CLI
