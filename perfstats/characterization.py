@@ -346,7 +346,7 @@ def distribution_class(values: Any) -> str:
     'monotonic'
     """
     x = as_sample(values, "values", min_size=MIN_RUNS)
-    if float(np.ptp(x)) == 0.0:
+    if float(x.max()) == float(x.min()):
         return "constant"
     r = acf(x, nlags=1)
     multimodal = False
@@ -357,7 +357,7 @@ def distribution_class(values: Any) -> str:
 
 
 def _distribution(x: FloatArray, lag1: float, multimodal: bool) -> str:
-    if float(np.ptp(x)) == 0.0:
+    if float(x.max()) == float(x.min()):
         return "constant"
     # The fits are scale-free: a power-of-two scale (exact) keeps the squares
     # of values near 1e160 or 1e-245 finite and non-zero.

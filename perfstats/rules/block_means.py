@@ -34,7 +34,7 @@ def decorrelation_lag(data: np.ndarray, *, cutoff: float = 0.01) -> int:
     """
     n = int(data.size)
     cap = max(1, n // 2)
-    if n < 3 or float(np.ptp(data)) == 0.0:
+    if n < 3 or float(data.max()) == float(data.min()):
         return 1
     r = acf(data, nlags=min(cap, n - 1))
     below = np.flatnonzero(np.abs(r[1:]) < cutoff)

@@ -142,7 +142,7 @@ class GMM(Rule):
 
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
-        if float(np.ptp(data)) == 0.0:
+        if float(data.max()) == float(data.min()):
             reason = (
                 f"all {runs(n)} are equal; there is no distribution to model, "
                 f"and more runs add nothing"
@@ -155,7 +155,7 @@ class GMM(Rule):
                 f"{runs(self._interval + 3)}"
             )
             return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
-        if float(np.ptp(previous)) == 0.0:
+        if float(previous.max()) == float(previous.min()):
             reason = f"the previous {runs(previous.size)} are all equal; a mixture needs spread"
             return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
         before = self._previous(previous)

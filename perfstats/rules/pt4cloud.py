@@ -70,7 +70,7 @@ class PT4Cloud(Rule):
     def _decide(self, data: np.ndarray) -> Decision:
         n = int(data.size)
         previous = data[: n - self._interval]
-        if np.ptp(previous) == 0.0:
+        if previous.max() == previous.min():  # ptp would overflow near 1e308
             # A Gaussian KDE needs spread (its Scott bandwidth would be 0);
             # PT4Cloud has no answer until the runs differ.
             return Decision(
