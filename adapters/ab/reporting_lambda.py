@@ -24,7 +24,7 @@ from typing import Any
 
 from ..records.measurement import Measurement
 from ..targets.arguments import check_timeout
-from ..targets.awslambda import invoke_with_log
+from ..targets.awslambda import check_function_name, invoke_with_log
 from ..targets.lambda_report import find_report
 from .benchmark import Benchmark
 from .lifecycle import lambda_client
@@ -85,9 +85,7 @@ class ReportingLambda(SuiteTarget):
         label: str | None = None,
         client: Any = None,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
-        self.function_name = name
+        self.function_name = check_function_name(name)
         self.qualifier = None if qualifier is None else str(qualifier)
         self.region = region
         self.endpoint_url = endpoint_url

@@ -28,6 +28,13 @@ logger = logging.getLogger(__name__)
 
 
 
+
+def check_function_name(name: Any) -> str:
+    """``name`` as a Lambda function name or ARN (a non-empty string)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
+    return name
+
 @dataclass(frozen=True)
 class Invocation:
     """One synchronous invocation with its log tail, or why it failed (``error``, ``status``)."""
@@ -144,9 +151,7 @@ class LambdaFunction(Target):
         label: str | None = None,
         client: Any = None,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
-        self.function_name = name
+        self.function_name = check_function_name(name)
         self.payload = payload
         self._payload_bytes = _encode(payload)
         self.region = region
