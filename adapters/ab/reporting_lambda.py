@@ -19,13 +19,12 @@ References
 
 from __future__ import annotations
 
-import base64
 import json
-import time
 from typing import Any
 
-from ..records.measurement import TIMEOUT, Measurement, utc_now
+from ..records.measurement import Measurement
 from ..targets.arguments import check_timeout
+from ..targets.awslambda import check_function_name, invoke_with_log
 from ..targets.lambda_report import find_report
 from .benchmark import Benchmark
 from .lifecycle import lambda_client
@@ -86,9 +85,7 @@ class ReportingLambda(SuiteTarget):
         label: str | None = None,
         client: Any = None,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
-        self.function_name = name
+        self.function_name = check_function_name(name)
         self.qualifier = None if qualifier is None else str(qualifier)
         self.region = region
         self.endpoint_url = endpoint_url
@@ -128,48 +125,28 @@ class ReportingLambda(SuiteTarget):
             raise ValueError(f"Lambda function {self.name!r}: {exc}") from None
 
     def call(self, call: Call, benchmark: Benchmark) -> list[Measurement]:
-        from botocore.exceptions import BotoCoreError, ClientError, ReadTimeoutError
-
         request = request_of(call, benchmark, randomize=self.randomize, timeout_s=self.timeout)
-        kwargs: dict[str, Any] = {
-            "FunctionName": self.function_name,
-            "InvocationType": "RequestResponse",
-            "LogType": "Tail",
-            "Payload": json.dumps(request).encode(),
-        }
-        if self.qualifier:
-            kwargs["Qualifier"] = self.qualifier
-        started_at = utc_now()
-        t0 = time.monotonic_ns()
-        try:
-            response = self._client.invoke(**kwargs)
-            body = response["Payload"].read()
-        except ReadTimeoutError:
+        inv = invoke_with_log(
+            self._client, self.function_name, self.qualifier, json.dumps(request).encode(),
+            self.timeout,
+        )  # fmt: skip
+        started_at, response = inv.started_at, inv.response
+        if inv.error is not None:
             return failed_call(
-                call, f"no response within {self.timeout:g} s", unit=self.unit,
-                started_at=started_at, status=TIMEOUT,
-            )  # fmt: skip
-        except ClientError as exc:
-            error = exc.response.get("Error", {})
-            return failed_call(
-                call, f"{error.get('Code')}: {error.get('Message')}", unit=self.unit,
-                started_at=started_at,
-            )  # fmt: skip
-        except BotoCoreError as exc:
-            return failed_call(call, str(exc), unit=self.unit, started_at=started_at)
+                call, inv.error, unit=self.unit, started_at=started_at, status=inv.status
+            )
         extra: dict[str, Any] = {
-            "call_wall_ns": time.monotonic_ns() - t0,
+            "call_wall_ns": inv.wall_ns,
             "status_code": response.get("StatusCode"),
             "executed_version": response.get("ExecutedVersion"),
         }
-        log = base64.b64decode(response.get("LogResult") or "").decode("utf-8", "replace")
         try:
-            report = find_report(log)
+            report = find_report(inv.log)
         except ValueError:
             report = None
         if report is not None:
             extra.update(report.to_dict())
-        text = body.decode("utf-8", "replace")
+        text = inv.body.decode("utf-8", "replace")
         if response.get("FunctionError"):
             flat = " ".join(text.split())[:200]
             return failed_call(

@@ -8,6 +8,9 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement, one_line, utc_now
@@ -23,6 +26,62 @@ COLD_VARIABLE = "PERFSTATS_COLD_START"
 
 logger = logging.getLogger(__name__)
 
+
+
+
+def check_function_name(name: Any) -> str:
+    """``name`` as a Lambda function name or ARN (a non-empty string)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
+    return name
+
+@dataclass(frozen=True)
+class Invocation:
+    """One synchronous invocation with its log tail, or why it failed (``error``, ``status``)."""
+
+    started_at: datetime
+    response: Mapping[str, Any] = field(default_factory=dict)
+    body: bytes = b""
+    wall_ns: int = 0
+    log: str = ""
+    error: str | None = None
+    status: str = ERROR
+
+
+def invoke_with_log(
+    client: Any, function_name: str, qualifier: str | None, payload: bytes, timeout: float
+) -> Invocation:
+    """Invoke ``function_name`` once, waiting for it, with the tail of its log.
+
+    Both the Lambda target and the A-B suite's Lambda target call a function
+    this way; a timeout, a refused call or a transport error comes back as
+    ``error`` (and ``status``), not as an exception.
+    """
+    from botocore.exceptions import BotoCoreError, ClientError, ReadTimeoutError
+
+    kwargs: dict[str, Any] = {
+        "FunctionName": function_name,
+        "InvocationType": "RequestResponse",
+        "LogType": "Tail",
+        "Payload": payload,
+    }
+    if qualifier:
+        kwargs["Qualifier"] = qualifier
+    started_at = utc_now()
+    t0 = time.monotonic_ns()
+    try:
+        response = client.invoke(**kwargs)
+        body = response["Payload"].read()
+    except ReadTimeoutError:
+        return Invocation(started_at, error=f"no response within {timeout:g} s", status=TIMEOUT)
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        return Invocation(started_at, error=f"{error.get('Code')}: {error.get('Message')}")
+    except BotoCoreError as exc:
+        return Invocation(started_at, error=str(exc))
+    wall_ns = time.monotonic_ns() - t0
+    log = base64.b64decode(response.get("LogResult") or "").decode("utf-8", "replace")
+    return Invocation(started_at, response, body, wall_ns, log)
 
 class LambdaFunction(Target):
     """Invoke an AWS Lambda function synchronously and read its REPORT line.
@@ -92,9 +151,7 @@ class LambdaFunction(Target):
         label: str | None = None,
         client: Any = None,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
-        self.function_name = name
+        self.function_name = check_function_name(name)
         self.payload = payload
         self._payload_bytes = _encode(payload)
         self.region = region
@@ -221,49 +278,22 @@ class LambdaFunction(Target):
             time.sleep(0.5)
 
     def _invoke(self) -> Measurement:
-        from botocore.exceptions import BotoCoreError, ClientError, ReadTimeoutError
-
-        kwargs: dict[str, Any] = {
-            "FunctionName": self.function_name,
-            "InvocationType": "RequestResponse",
-            "LogType": "Tail",
-            "Payload": self._payload_bytes,
-        }
-        if self.qualifier:
-            kwargs["Qualifier"] = self.qualifier
-        started_at = utc_now()
-        t0 = time.monotonic_ns()
-        try:
-            response = self._client.invoke(**kwargs)
-            body = response["Payload"].read()
-        except ReadTimeoutError:
+        inv = invoke_with_log(
+            self._client, self.function_name, self.qualifier, self._payload_bytes, self.timeout
+        )
+        started_at, response = inv.started_at, inv.response
+        if inv.error is not None:
             return Measurement.failure(
-                f"no response within {self.timeout:g} s",
-                unit=self.unit,
-                cold=None,
-                started_at=started_at,
-                status=TIMEOUT,
+                inv.error, unit=self.unit, cold=None, started_at=started_at, status=inv.status
             )
-        except ClientError as exc:
-            error = exc.response.get("Error", {})
-            return Measurement.failure(
-                f"{error.get('Code')}: {error.get('Message')}",
-                unit=self.unit,
-                cold=None,
-                started_at=started_at,
-            )
-        except BotoCoreError as exc:
-            return Measurement.failure(str(exc), unit=self.unit, cold=None, started_at=started_at)
-        wall_ns = time.monotonic_ns() - t0
-        log = base64.b64decode(response.get("LogResult") or "").decode("utf-8", "replace")
         extra: dict[str, Any] = {
-            "wall_ns": wall_ns,
+            "wall_ns": inv.wall_ns,
             "status_code": response.get("StatusCode"),
             "executed_version": response.get("ExecutedVersion"),
             "forced_cold": self.force_cold,
         }
         try:
-            report = find_report(log)
+            report = find_report(inv.log)
         except ValueError as exc:
             return self._failed(str(exc), None, started_at, extra)
         if report is not None:
@@ -272,14 +302,14 @@ class LambdaFunction(Target):
         function_error = response.get("FunctionError")
         if function_error:
             return self._failed(
-                f"function error ({function_error}): {_error_message(body)}",
+                f"function error ({function_error}): {_error_message(inv.body)}",
                 cold,
                 started_at,
                 extra,
                 status=TIMEOUT if report is not None and report.status == "timeout" else ERROR,
             )
         try:
-            value = self._value(report, body, wall_ns)
+            value = self._value(report, inv.body, inv.wall_ns)
         except ValueError as exc:
             return self._failed(str(exc), cold, started_at, extra)
         return Measurement(

@@ -158,6 +158,33 @@ def _order_stat(
 
 
 @nb.njit(cache=True)
+def _band_row(
+    m: int,
+    qs: np.ndarray,
+    q_band: np.ndarray,
+    below: np.ndarray,
+    band_lo: np.ndarray,
+    band_offset: np.ndarray,
+    band_counts: np.ndarray,
+    sorted_x: np.ndarray,
+    out_row: np.ndarray,
+) -> bool:
+    """The resample's quantiles into ``out_row``; False when one lies outside its band."""
+    for i in range(qs.size):
+        r_lo, r_hi, g = linear_position(m, qs[i])
+        found, lo = _order_stat(r_lo, q_band[i], below, band_lo, band_offset, band_counts, sorted_x)
+        hi = lo
+        if found and r_hi != r_lo:
+            found, hi = _order_stat(
+                r_hi, q_band[i], below, band_lo, band_offset, band_counts, sorted_x
+            )
+        if not found:
+            return False
+        out_row[i] = lerp(lo, hi, g)
+    return True
+
+
+@nb.njit(cache=True)
 def _chunk(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
@@ -193,22 +220,9 @@ def _chunk(
         band_counts[:] = 0
         state = stream_state(key, b)
         m = _band_resample(n, kind, block, state, below, prefix, member_slot, band_counts)
-        ok = True
-        for i in range(nq):
-            r_lo, r_hi, g = linear_position(m, qs[i])
-            found, lo = _order_stat(
-                r_lo, q_band[i], below, band_lo, band_offset, band_counts, sorted_x
-            )
-            hi = lo
-            if found and r_hi != r_lo:
-                found, hi = _order_stat(
-                    r_hi, q_band[i], below, band_lo, band_offset, band_counts, sorted_x
-                )
-            if not found:
-                ok = False
-                break
-            out[b, i] = lerp(lo, hi, g)
-        if not ok:
+        if not _band_row(
+            m, qs, q_band, below, band_lo, band_offset, band_counts, sorted_x, out[b]
+        ):
             # Outside the band after all: count this very resample directly.
             recounted += 1
             if counts.size == 0:
@@ -559,22 +573,9 @@ def _class_chunk(
             n, kind, b, stream_state(key, r), touch, class_below, class_starts, class_offset,
             n_of_class, below, prefix, member_slot, band_counts, counts, ranks, False,
         )  # fmt: skip
-        ok = True
-        for i in range(nq):
-            r_lo, r_hi, g = linear_position(m, qs[i])
-            found, lo = _order_stat(
-                r_lo, q_band[i], below, band_lo, band_offset, band_counts, sorted_x
-            )
-            hi = lo
-            if found and r_hi != r_lo:
-                found, hi = _order_stat(
-                    r_hi, q_band[i], below, band_lo, band_offset, band_counts, sorted_x
-                )
-            if not found:
-                ok = False
-                break
-            out[r, i] = lerp(lo, hi, g)
-        if not ok:
+        if not _band_row(
+            m, qs, q_band, below, band_lo, band_offset, band_counts, sorted_x, out[r]
+        ):
             recounted += 1
             if counts.size == 0:
                 counts = np.zeros(n, np.int64)

@@ -23,6 +23,7 @@ import numba as nb
 import numpy as np
 
 from .._validation import FloatArray
+from .quantile import lerp
 from .random import hi_index, lo_index, next_u64, stream_state
 from .threads import run_kernel
 
@@ -62,15 +63,6 @@ def add_two_level(
             state, v = next_u64(state)
             counts[members[first + hi_index(v, size)]] += 1
     return state, total
-
-
-@nb.njit(cache=True)
-def lerp(a: float, b: float, t: float) -> float:
-    """NumPy's linear interpolation (exact at both ends)."""
-    diff = b - a
-    if t >= 0.5:
-        return b - diff * (1.0 - t)
-    return a + diff * t
 
 
 @nb.njit(cache=True)

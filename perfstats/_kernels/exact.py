@@ -43,6 +43,8 @@ import math
 import numba as nb
 import numpy as np
 
+from .quantile import lerp
+
 _LOG_2PI = math.log(2.0 * math.pi)
 # Probability mass below which the window of ranks is cut; far below the
 # rounding error of the binomial tails it is added to.
@@ -316,15 +318,6 @@ def _first_rank(n: int, r: int, p: float) -> tuple[int, float]:
     return hi, tail_hi
 
 
-@nb.njit(cache=True, inline="always")
-def _lerp(a: float, b: float, g: float) -> float:
-    """NumPy's ``_lerp``: the same rounding, so atoms equal ``np.quantile``'s."""
-    diff = b - a
-    if g >= 0.5:
-        return b - diff * (1.0 - g)
-    return a + diff * g
-
-
 @nb.njit(cache=True)
 def _cdf_probe(
     s: np.ndarray,
@@ -354,18 +347,18 @@ def _cdf_probe(
     j = top
     for i in range(top, ilo - 1, -1):
         si = s[i]
-        while j < jhi and _lerp(si, s[j + 1], g) <= t:
+        while j < jhi and lerp(si, s[j + 1], g) <= t:
             j += 1
         # Rounding may break monotonicity in i by an ulp; re-check downwards.
-        while j > top and _lerp(si, s[j], g) > t:
+        while j > top and lerp(si, s[j], g) > t:
             j -= 1
         if j > top:
             cdf += ahat[i - ilo] * (e_top - e[j - ilo])
-            v = _lerp(si, s[j], g)
+            v = lerp(si, s[j], g)
             if v > below:
                 below = v
         if j < jhi:
-            v = _lerp(si, s[j + 1], g)
+            v = lerp(si, s[j + 1], g)
             if v < above:
                 above = v
     return cdf, below, above

@@ -8,7 +8,10 @@ process would need a GUI backend). Jupyter still shows a returned Figure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+import textwrap
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,6 +26,36 @@ PALETTE = (
 SLOWER = "#D55E00"
 FASTER = "#0072B2"
 UNCHANGED = "#7F7F7F"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+# Every plot takes ``ax`` and returns the Figure alike; written once here so
+# the wording cannot drift between the plots.
+_AX_AND_RETURNS = """\
+ax : matplotlib.axes.Axes, optional
+    Draw here instead of on a new figure.
+
+Returns
+-------
+matplotlib.figure.Figure"""
+_MARK = re.compile(r"^([ \t]*)\{ax_and_returns\}$", re.MULTILINE)
+
+
+def shared_ax_doc(func: _F) -> _F:
+    """Write the shared ``ax`` parameter and Returns section at ``{ax_and_returns}``.
+
+    Examples
+    --------
+    >>> from perfstats.plots import histogram
+    >>> "Draw here instead of on a new figure." in histogram.__doc__
+    True
+    >>> "{ax_and_returns}" in histogram.__doc__
+    False
+    """
+    if func.__doc__:  # None under python -OO
+        func.__doc__ = _MARK.sub(lambda m: textwrap.indent(_AX_AND_RETURNS, m.group(1)),
+                                 func.__doc__)
+    return func
 
 
 def figure_and_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:

@@ -10,7 +10,7 @@ import numpy as np
 from .._validation import FloatArray, as_sample, check_int
 from ..bootstrap import bootstrap_distribution
 from ..change import relative_change
-from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes
+from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -89,6 +89,7 @@ def change_replicates(
     return tc / tb - 1.0
 
 
+@shared_ax_doc
 def change_distribution(
     baseline: Any,
     candidate: Any,
@@ -118,12 +119,7 @@ def change_distribution(
         ``baseline[i]`` and ``candidate[i]`` were measured together.
     n_resamples : int, default 10000
     rng : None, int or numpy.random.Generator
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------

@@ -13,7 +13,7 @@ from .._validation import FloatArray, as_sample
 from ..interval import Interval
 from ..intervals import percentile_ci
 from ..quantile_spec import parse_quantiles
-from ._axes import color, figure_and_axes
+from ._axes import color, figure_and_axes, shared_ax_doc
 from ._format import number, plain_log_axis
 from .modes import Modes, find_modes
 
@@ -41,6 +41,7 @@ def _legend(iv: Interval) -> str:
 
 
 @renamed(quantiles="q")
+@shared_ax_doc
 def histogram(
     data: Any,
     *,
@@ -86,12 +87,7 @@ def histogram(
         Logarithmic value axis, for heavy tails such as cold starts.
     unit : str, default ""
         Unit of the values, for the axis label.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------
@@ -146,6 +142,7 @@ def histogram(
 
 
 @renamed(quantiles="q")
+@shared_ax_doc
 def ecdf(
     data: Any,
     *,
@@ -175,12 +172,7 @@ def ecdf(
         Logarithmic value axis.
     unit : str, default ""
         Unit of the values, for the axis label.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------

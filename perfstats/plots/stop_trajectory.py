@@ -18,7 +18,7 @@ from .._validation import as_sample, check_int
 from ..decision import Decision
 from ..replay import judgement_grid
 from ..rules.base import Rule
-from ._axes import color, figure_and_axes
+from ._axes import color, figure_and_axes, shared_ax_doc
 from ._format import plain_log_axis
 
 if TYPE_CHECKING:
@@ -179,6 +179,7 @@ def _decisions(history: Any) -> list[Decision | Mapping[str, Any]]:
     return list(source)
 
 
+@shared_ax_doc
 def trajectory(
     history: Sequence[Decision | Mapping[str, Any]] | Any,
     *,
@@ -204,12 +205,7 @@ def trajectory(
     log : bool, optional
         Logarithmic y axis; default: when the values fall under their
         threshold to stop and span more than a factor of 20.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Raises
     ------

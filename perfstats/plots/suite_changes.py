@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes
+from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -94,6 +94,7 @@ def change_frame(results: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@shared_ax_doc
 def change_table(
     results: Mapping[str, Any] | pd.DataFrame,
     *,
@@ -112,12 +113,7 @@ def change_table(
         As :func:`change_frame`.
     sort : {"estimate", "name", "none"}, default "estimate"
         Row order, top to bottom.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------

@@ -9,13 +9,14 @@ import numpy as np
 
 from .._validation import as_sample
 from ..characterization import Characterization, characterize
-from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes
+from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 
+@shared_ax_doc
 def run_series(
     data: Any,
     *,
@@ -46,12 +47,7 @@ def run_series(
         Logarithmic value axis (data must be positive).
     summary : bool, default True
         Print the characterisation's summary on the plot.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ._axes import color, figure_and_axes
+from ._axes import color, figure_and_axes, shared_ax_doc
 from ._format import plain_log_axis
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def _label_points(axes: Any, best: Mapping[str, tuple[float, float]]) -> None:
                       fontsize="small", arrowprops=leader)  # fmt: skip
 
 
+@shared_ax_doc
 def accuracy_cost(
     summary: pd.DataFrame | Sequence[Mapping[str, Any]],
     *,
@@ -86,12 +87,7 @@ def accuracy_cost(
     group : str, optional
         Column splitting each technique's points (one marker each), e.g.
         ``"start"`` for cold and warm traces.
-    ax : matplotlib.axes.Axes, optional
-        Draw here instead of on a new figure.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {ax_and_returns}
 
     Examples
     --------

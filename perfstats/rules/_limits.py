@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from .._validation import check_int
 from ..decision import Decision
@@ -27,3 +27,43 @@ def out_of_runs(rule: str, n: int, max_n: int, what: str, details: Mapping[str, 
         reason=f"reached max_n = {runs(max_n)} without {what}",
         details={**details, "max_n": max_n, "budget_exhausted": True},
     )
+
+
+def check_limits(
+    min_n: Any, max_n: Any, interval: Any, *, least_min_n: int
+) -> tuple[int, int, int]:
+    """``min_n`` (at least ``least_min_n``), ``max_n`` (at least ``min_n``) and ``interval``."""
+    low = check_int(min_n, "min_n", minimum=least_min_n)
+    return low, check_max_n(max_n, low), check_int(interval, "interval", minimum=1)
+
+
+class Budgeted(Protocol):
+    """A rule with a run budget, as :func:`settle` reads it."""
+
+    name: str
+    max_n: int
+    _min_n: int
+    _interval: int
+
+
+def limits_config(rule: Budgeted) -> dict[str, int]:
+    """The ``min_n``, ``max_n`` and ``interval`` entries of a budgeted rule's config."""
+    return {"min_n": rule._min_n, "max_n": rule.max_n, "interval": rule._interval}
+
+
+def settle(
+    rule: Budgeted,
+    n: int,
+    *,
+    settled: bool,
+    details: Mapping[str, Any],
+    stop_reason: str,
+    wait_reason: str,
+    what: str,
+) -> Decision:
+    """Stop when ``settled``, else stop at the budget (:func:`out_of_runs`), else continue."""
+    if settled:
+        return Decision(stop=True, n=n, rule=rule.name, reason=stop_reason, details=details)
+    if n >= rule.max_n:
+        return out_of_runs(rule.name, n, rule.max_n, what, details)
+    return Decision(stop=False, n=n, rule=rule.name, reason=wait_reason, details=details)

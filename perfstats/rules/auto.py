@@ -7,10 +7,9 @@ from typing import Any
 import numpy as np
 
 from .._rng import RNGLike
-from .._validation import check_int
 from ..decision import Decision
 from ..wording import runs
-from ._limits import check_max_n
+from ._limits import check_limits
 from ._seeds import base_seed
 from .base import Rule
 from .block_means import BlockBootstrapMeans
@@ -90,9 +89,9 @@ class Auto(Rule):
         max_n: int = 400,
         rng: RNGLike = None,
     ) -> None:
-        self._min_n = check_int(min_n, "min_n", minimum=25 if min_n >= 25 else 20)
-        self._interval = check_int(interval, "interval", minimum=1)
-        self.max_n = check_max_n(max_n, self._min_n)
+        self._min_n, self.max_n, self._interval = check_limits(
+            min_n, max_n, interval, least_min_n=25 if min_n >= 25 else 20
+        )
         self.seed = base_seed(rng)
         limit = self.max_n
         self.delegates: dict[str, Rule] = {

@@ -13,7 +13,7 @@ from ..autocorrelation import acf
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..wording import pct, runs
-from ._limits import check_max_n, out_of_runs
+from ._limits import check_limits, limits_config, settle
 from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
 from .base import Rule
 
@@ -106,9 +106,9 @@ class BlockBootstrapMeans(Rule):
     ) -> None:
         self.error = check_positive(error, "error")
         self.acf_cutoff = check_fraction(acf_cutoff, "acf_cutoff")
-        self._interval = check_int(interval, "interval", minimum=1)
-        self._min_n = check_int(min_n, "min_n", minimum=3)
-        self.max_n = check_max_n(max_n, self._min_n)
+        self._min_n, self.max_n, self._interval = check_limits(
+            min_n, max_n, interval, least_min_n=3
+        )
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=10)
         self.seed = base_seed(rng)
 
@@ -116,9 +116,7 @@ class BlockBootstrapMeans(Rule):
         return {
             "error": self.error,
             "acf_cutoff": self.acf_cutoff,
-            "min_n": self._min_n,
-            "max_n": self.max_n,
-            "interval": self._interval,
+            **limits_config(self),
             "n_resamples": self.n_resamples,
             "rng": self.seed,
         }
@@ -154,17 +152,16 @@ class BlockBootstrapMeans(Rule):
             "change": change,
             "error": self.error,
         }
-        if change <= self.error:
-            reason = (
-                f"block-bootstrapped means (blocks of {b}) of the current and previous runs "
-                f"differ by {pct(change)}, within {pct(self.error)}"
-            )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
-        if n >= self.max_n:
-            what = f"the block-bootstrapped means agreeing within {pct(self.error)}"
-            return out_of_runs(self.name, n, self.max_n, what, details)
-        reason = (
+        said = (
             f"block-bootstrapped means (blocks of {b}) of the current and previous runs "
-            f"differ by {pct(change)}; needs at most {pct(self.error)}"
+            f"differ by {pct(change)}"
         )
-        return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)
+        return settle(
+            self,
+            n,
+            settled=change <= self.error,
+            details=details,
+            stop_reason=f"{said}, within {pct(self.error)}",
+            wait_reason=f"{said}; needs at most {pct(self.error)}",
+            what=f"the block-bootstrapped means agreeing within {pct(self.error)}",
+        )

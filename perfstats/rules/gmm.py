@@ -11,7 +11,7 @@ from .._validation import check_int, check_positive
 from ..decision import Decision
 from ..mixture import MixtureFit, fit_mixture
 from ..wording import runs
-from ._limits import check_max_n, out_of_runs
+from ._limits import check_limits, limits_config, settle
 from ._seeds import base_seed
 from .base import Rule
 
@@ -94,9 +94,9 @@ class GMM(Rule):
     ) -> None:
         self.threshold = check_positive(threshold, "threshold")
         self.max_components = check_int(max_components, "max_components", minimum=1)
-        self._interval = check_int(interval, "interval", minimum=1)
-        self._min_n = check_int(min_n, "min_n", minimum=4)
-        self.max_n = check_max_n(max_n, self._min_n)
+        self._min_n, self.max_n, self._interval = check_limits(
+            min_n, max_n, interval, least_min_n=4
+        )
         self.seed = base_seed(rng)
         self._memo: tuple[np.ndarray, MixtureFit] | None = None
 
@@ -104,9 +104,7 @@ class GMM(Rule):
         return {
             "threshold": self.threshold,
             "max_components": self.max_components,
-            "min_n": self._min_n,
-            "max_n": self.max_n,
-            "interval": self._interval,
+            **limits_config(self),
             "rng": self.seed,
         }
 
@@ -172,17 +170,13 @@ class GMM(Rule):
             "threshold": self.threshold,
         }
         model = f"a {now.components}-component mixture"
-        if change <= self.threshold:
-            reason = (
-                f"{model}'s mean log-likelihood moved by {change:.3g} since the previous runs, "
-                f"within {self.threshold:g}"
-            )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
-        if n >= self.max_n:
-            what = f"{model}'s mean log-likelihood settling within {self.threshold:g}"
-            return out_of_runs(self.name, n, self.max_n, what, details)
-        reason = (
-            f"{model}'s mean log-likelihood moved by {change:.3g} since the previous runs; "
-            f"needs at most {self.threshold:g}"
+        said = f"{model}'s mean log-likelihood moved by {change:.3g} since the previous runs"
+        return settle(
+            self,
+            n,
+            settled=change <= self.threshold,
+            details=details,
+            stop_reason=f"{said}, within {self.threshold:g}",
+            wait_reason=f"{said}; needs at most {self.threshold:g}",
+            what=f"{model}'s mean log-likelihood settling within {self.threshold:g}",
         )
-        return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)

@@ -13,7 +13,7 @@ from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..highest_density import hdi
 from ..wording import pct
-from ._limits import check_max_n, out_of_runs
+from ._limits import check_limits, limits_config, settle
 from ._seeds import CURRENT, base_seed, judgement_seed
 from .base import Rule
 
@@ -100,9 +100,9 @@ class HDI(Rule):
             raise ValueError(f"probability must be in (0, 1), got {probability!r}")
         self.of = check_choice(of, "of", OF)
         # floor(probability * n) must be at least 1 for an interval to exist.
-        self._min_n = check_int(min_n, "min_n", minimum=max(2, int(np.ceil(1 / self.probability))))
-        self.max_n = check_max_n(max_n, self._min_n)
-        self._interval = check_int(interval, "interval", minimum=1)
+        self._min_n, self.max_n, self._interval = check_limits(
+            min_n, max_n, interval, least_min_n=max(2, int(np.ceil(1 / self.probability)))
+        )
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=10)
         self.seed = base_seed(rng)
 
@@ -111,9 +111,7 @@ class HDI(Rule):
             "error": self.error,
             "probability": self.probability,
             "of": self.of,
-            "min_n": self._min_n,
-            "max_n": self.max_n,
-            "interval": self._interval,
+            **limits_config(self),
             "n_resamples": self.n_resamples,
             "rng": self.seed,
         }
@@ -143,24 +141,17 @@ class HDI(Rule):
             "of": self.of,
         }
         label = f"{self.probability:.0%} {what}"
-        if width < self.error:
-            reason = (
-                f"the {label} spans {pct(width)} of the mean, "
-                f"below the {pct(self.error)} threshold"
-            )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
-        if n >= self.max_n:
-            return out_of_runs(
-                self.name,
-                n,
-                self.max_n,
-                f"the {what} narrowing under {pct(self.error)} of the mean",
-                details,
-            )
-        if mean <= 0.0:
-            reason = f"the mean is {mean:.6g}; a width relative to it needs a positive mean"
-        else:
-            reason = (
-                f"the {label} spans {pct(width)} of the mean; needs under {pct(self.error)}"
-            )
-        return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)
+        said = f"the {label} spans {pct(width)} of the mean"
+        return settle(
+            self,
+            n,
+            settled=width < self.error,
+            details=details,
+            stop_reason=f"{said}, below the {pct(self.error)} threshold",
+            wait_reason=(
+                f"{said}; needs under {pct(self.error)}"
+                if mean > 0.0
+                else f"the mean is {mean:.6g}; a width relative to it needs a positive mean"
+            ),
+            what=f"the {what} narrowing under {pct(self.error)} of the mean",
+        )

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from .._deprecation import renamed
-from .._validation import check_int, check_positive, power_of_two_scale
+from .._validation import check_positive, power_of_two_scale
 from ..decision import Decision
 from ..wording import pct
-from ._limits import check_max_n, out_of_runs
+from ._limits import check_limits, limits_config, settle
 from .base import Rule
 
 
@@ -64,16 +64,14 @@ class RSE(Rule):
         interval: int = 1,
     ) -> None:
         self.error = check_positive(error, "error")
-        self._min_n = check_int(min_n, "min_n", minimum=2)
-        self.max_n = check_max_n(max_n, self._min_n)
-        self._interval = check_int(interval, "interval", minimum=1)
+        self._min_n, self.max_n, self._interval = check_limits(
+            min_n, max_n, interval, least_min_n=2
+        )
 
     def config(self) -> dict[str, Any]:
         return {
             "error": self.error,
-            "min_n": self._min_n,
-            "max_n": self.max_n,
-            "interval": self._interval,
+            **limits_config(self),
         }
 
     def _decide(self, data: np.ndarray) -> Decision:
@@ -84,20 +82,17 @@ class RSE(Rule):
         sd = float(np.std(data * s, ddof=1)) / s
         rse = sd / math.sqrt(n) / mean if mean > 0.0 else math.inf
         details = {"mean": mean, "sd": sd, "rse": rse, "threshold": self.error}
-        if rse < self.error:
-            reason = (
-                f"the relative standard error of the mean is {pct(rse)}, "
-                f"below the {pct(self.error)} threshold"
-            )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
-        if n >= self.max_n:
-            what = f"the relative standard error falling under {pct(self.error)}"
-            return out_of_runs(self.name, n, self.max_n, what, details)
-        if mean <= 0.0:
-            reason = f"the mean is {mean:.6g}; a relative standard error needs a positive mean"
-        else:
-            reason = (
-                f"the relative standard error of the mean is {pct(rse)}; "
-                f"needs under {pct(self.error)}"
-            )
-        return Decision(stop=False, n=n, rule=self.name, reason=reason, details=details)
+        said = f"the relative standard error of the mean is {pct(rse)}"
+        return settle(
+            self,
+            n,
+            settled=rse < self.error,
+            details=details,
+            stop_reason=f"{said}, below the {pct(self.error)} threshold",
+            wait_reason=(
+                f"{said}; needs under {pct(self.error)}"
+                if mean > 0.0
+                else f"the mean is {mean:.6g}; a relative standard error needs a positive mean"
+            ),
+            what=f"the relative standard error falling under {pct(self.error)}",
+        )
