@@ -8,18 +8,7 @@ set -eu
 # (and matplotlib's own fonts are embedded in the PNGs, not used by the page).
 packages="chromium fonts-dejavu-core"
 
-missing=""
-for p in $packages; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
-    fi
-done
-
-if [ -n "$missing" ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    # shellcheck disable=SC2086  # word splitting of the package list is intended
-    apt-get install -y -q --no-install-recommends $missing
-fi
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+sh "$(dirname "$0")/apt-install.sh" $packages
 
 chromium --version

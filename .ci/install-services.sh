@@ -8,19 +8,8 @@ set -eu
 # procps: the SSH tests check with pgrep that master connections are closed.
 packages="podman runc busybox-static openssh-server openssh-client procps"
 
-missing=""
-for p in $packages; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing="$missing $p"
-    fi
-done
-
-if [ -n "$missing" ]; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    # shellcheck disable=SC2086  # word splitting of the package list is intended
-    apt-get install -y -q --no-install-recommends $missing
-fi
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+sh "$(dirname "$0")/apt-install.sh" $packages
 
 # sshd refuses to start without its privilege-separation directory.
 mkdir -p /run/sshd
