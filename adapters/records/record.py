@@ -382,8 +382,14 @@ def is_empty(path: str | os.PathLike[str]) -> bool:
 
     Examples
     --------
+    >>> import pathlib, tempfile
     >>> from perfstats.adapters.records.record import is_empty
-    >>> is_empty("run.csv")  # doctest: +SKIP
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = path.write_text("run,value\\n")
+    >>> is_empty(path)
+    True
+    >>> _ = path.write_text("run,value\\n1,2.5\\n")
+    >>> is_empty(path)
     False
     """
     text = _complete_text(Path(path))
@@ -610,10 +616,7 @@ class Record:
         --warmup auto``). The rows are written to a temporary file beside
         the record, flushed to disk and renamed over it, then appending goes
         on, so a reader sees the old file or the new one, never half of one.
-
-        Examples
-        --------
-        >>> rec.rewrite_phases({1: WARMUP, 2: WARMUP})  # doctest: +SKIP
+        ``tests/adapters/records/test_rewrite_phases.py`` shows it at work.
         """
         if not phases:
             return
