@@ -1,13 +1,15 @@
-"""Shared test fixtures: where the real traces live; real services are in ``tests/support``."""
+"""Shared test fixtures: the real traces and a moto server (real services: ``tests/support``)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from support.services import MotoServer, moto_server
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,3 +55,10 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
 # Support files are run by the tests (as function sources, workload scripts),
 # not test modules: keep doctest collection from importing them.
 collect_ignore_glob = ["support/*"]
+
+
+@pytest.fixture(scope="module")
+def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
+    """A moto server (AWS APIs on loopback) shared by the tests of one module."""
+    with moto_server(tmp_path_factory.mktemp("moto")) as server:
+        yield server

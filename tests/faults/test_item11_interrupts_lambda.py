@@ -11,40 +11,26 @@ import os
 import signal
 import time
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
 from support.cli import perfstats, rows, start, wait_for
-from support.services import MotoServer, aws_env, moto_server
+from support.services import MotoServer, aws_client, aws_env
 
 REGION = "us-east-1"
 ORIGINAL = {"MODE": "bench"}
 
 
 @pytest.fixture(scope="module")
-def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def client(moto: MotoServer) -> Any:
-    return boto3.client(
-        "lambda", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
 def function(moto: MotoServer, client: Any) -> str:
-    iam = boto3.client(
-        "iam", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    iam = aws_client("iam", moto.endpoint)
     role = iam.create_role(RoleName="perfstats-faults", AssumeRolePolicyDocument="{}")
     code = io.BytesIO()
     with zipfile.ZipFile(code, "w") as z:

@@ -15,14 +15,13 @@ import subprocess
 import sys
 import uuid
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import boto3
 import pytest
 from perfstats.adapters.records import metadata_path
 from support.echo_http import echo_server
-from support.services import MotoServer, moto_server, require
+from support.services import require
 
 # The interpreter of the console script (the one perfstats is installed in).
 PYTHON = open(require("perfstats")).readline().removeprefix("#!").strip()
@@ -178,12 +177,6 @@ def test_item01_http_target_secrets_never_written_or_printed(tmp_path) -> None:
     meta = json.loads(metadata_path(work / "http.csv").read_text())
     assert meta["target"]["headers"]["Accept"] == "text/plain"
     assert meta["target"]["payload"] == {"password": "<redacted>", "n": 3}
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
 
 
 def test_item01_lambda_payload_and_aws_keys_never_written_or_printed(moto, tmp_path) -> None:

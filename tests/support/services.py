@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 LOOPBACK = "127.0.0.1"
@@ -290,6 +291,19 @@ def moto_server(tmp: Path) -> Iterator[MotoServer]:
         yield MotoServer(endpoint, proc.pid)
     finally:
         stop(proc)
+
+
+def aws_client(service: str, endpoint: str) -> Any:
+    """A boto3 client of ``service`` talking to the moto server at ``endpoint``."""
+    import boto3
+
+    return boto3.client(
+        service,
+        region_name="us-east-1",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
 
 
 def aws_env(endpoint: str) -> dict[str, str]:

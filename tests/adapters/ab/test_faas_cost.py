@@ -30,7 +30,6 @@ from support.services import (
     MotoServer,
     aws_env,
     free_port,
-    moto_server,
     require,
     stop,
     wait_for_port,
@@ -192,12 +191,6 @@ def test_perfstats_run_on_the_http_function_reports_its_cost(
     walls = df["extra"].map(lambda e: json.loads(e)["wall_ns"]).to_numpy() / 1e9
     expected = faas_cost(walls, memory_mb=1024, architecture="x86_64")
     assert f"cost: USD {expected.total:.6f} ({len(df)} requests" in out
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from perfstats.adapters.ab import Benchmark, Suite, run_suite
 from perfstats.adapters.ab.lifecycle import (
@@ -33,17 +32,11 @@ from perfstats.adapters.ab.lifecycle import (
 )
 from perfstats.adapters.ab.reporting_lambda import ReportingLambda
 from support.aws_proxy import aws_proxy
-from support.services import MotoServer, aws_env, moto_server
+from support.services import MotoServer, aws_client, aws_env
 
 pytestmark = pytest.mark.service
 REGION = "us-east-1"
 HANDLER = "def handler(event, context):\n    return event\n"
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
 
 
 @pytest.fixture(autouse=True)
@@ -54,18 +47,12 @@ def credentials(moto: MotoServer, monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def client(moto: MotoServer) -> Any:
-    return boto3.client(
-        "lambda", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
 def role(moto: MotoServer) -> str:
-    iam = boto3.client(
-        "iam", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    iam = aws_client("iam", moto.endpoint)
     return str(iam.create_role(RoleName="bench", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
 
 

@@ -19,26 +19,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 from perfstats.adapters.ab import read_ab_record
 from perfstats.adapters.cli import main
 from perfstats.adapters.records import metadata_path
 from perfstats.adapters.report.cost import billing
 from support.aws_proxy import aws_proxy
-from support.services import MotoServer, aws_env, moto_server
+from support.services import MotoServer, aws_client, aws_env
 
 from perfstats import faas_cost
 
 pytestmark = pytest.mark.service
 REGION = "us-east-1"
 NAME = "perfstats-ab-bench"
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
 
 
 @pytest.fixture(autouse=True)
@@ -49,18 +42,12 @@ def credentials(moto: MotoServer, monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def client(moto: MotoServer) -> Any:
-    return boto3.client(
-        "lambda", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
 def role(moto: MotoServer) -> str:
-    iam = boto3.client(
-        "iam", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    iam = aws_client("iam", moto.endpoint)
     return str(iam.create_role(RoleName="ab-cli", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
 
 

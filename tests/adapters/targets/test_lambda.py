@@ -10,25 +10,17 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from perfstats.adapters import LambdaFunction, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
-from support.services import MotoServer, aws_env, moto_server
+from support.services import MotoServer, aws_client, aws_env
 
 from perfstats.rules import Fixed
 
 REGION = "us-east-1"
-
-
-@pytest.fixture(scope="module")
-def moto(tmp_path_factory) -> Iterator[MotoServer]:
-    with moto_server(tmp_path_factory.mktemp("moto")) as server:
-        yield server
 
 
 @pytest.fixture(autouse=True)
@@ -39,18 +31,12 @@ def credentials(moto: MotoServer, monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def client(moto: MotoServer) -> Any:
-    return boto3.client(
-        "lambda", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
 def function(moto: MotoServer, client: Any) -> str:
-    iam = boto3.client(
-        "iam", region_name=REGION, endpoint_url=moto.endpoint,
-        aws_access_key_id="testing", aws_secret_access_key="testing",
-    )  # fmt: skip
+    iam = aws_client("iam", moto.endpoint)
     role = iam.create_role(RoleName="perfstats-test", AssumeRolePolicyDocument="{}")
     code = io.BytesIO()
     with zipfile.ZipFile(code, "w") as z:
