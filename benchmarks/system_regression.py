@@ -191,32 +191,23 @@ def propagate_per_class(
     its span time, which is wall-clock and leaves out the HTTP stack: a
     component's change then adds to the demand what it adds to the CPU time.
 
-    Each request type's graph only gets the deviations of components on its
-    path. ``perfstats.propagate`` (and ``detect_system_regression`` with a
-    graph per request type) maps a deviated component whose name is not in
-    the graph onto an unnamed component of the same service with the same
-    call structure: seen from ``product``, ``list_items -> filter_items``
-    (browse's path) would be taken for ``get_item -> lookup_item`` and slow
-    the product requests. A name that is on another request type's path is
-    not unknown to the system, so it is left out here instead; a component
-    on no request type's path is reported as unmapped.
+    Each request type's graph gets every deviation; ``perfstats.propagate``
+    maps only those on that type's path (a component the local graph knows
+    by name is never taken for a look-alike of another). A deviated
+    component mapped on no request type's path is reported as unmapped.
     """
     factors: dict[str, dict[str, float]] = {}
-    on_a_path: set[str] = set()
+    mapped: set[str] = set()
+    why: dict[str, str] = {}
     for kind, graph in graphs.items():
-        mine = {c: d for c, d in deviations.items() if c in graph}
-        on_a_path.update(c for c, d in mine.items() if d.deviated)
-        if not any(d.deviated for d in mine.values()):
-            continue
         base = {svc: d[kind] for svc, d in demands.items() if kind in d}
-        prop = perfstats.propagate(mine, local, graph, demand_before=base)
+        prop = perfstats.propagate(deviations, local, graph, demand_before=base)
+        mapped.update(prop.mapping)
+        for c, reason in prop.unmapped.items():
+            why.setdefault(c, reason)
         if prop.demand_factors:
             factors[kind] = {s: float(f) for s, f in prop.demand_factors.items()}
-    unmapped = {
-        c: "on no request type's path in the system graph"
-        for c, d in deviations.items()
-        if d.deviated and c not in on_a_path
-    }
+    unmapped = {c: r for c, r in why.items() if c not in mapped}
     return factors, unmapped
 
 

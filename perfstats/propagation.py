@@ -107,15 +107,19 @@ def _match(
     for u in names:
         below = nx.descendants(lg, u)
         sub.add_edges_from((u, v) for v in names if v in below)
-    named = {n for n in names if n in sg}
     # Labels make node matching an equivalence, as ISMAGS needs: a name
-    # present in both graphs must match itself; other components may match
-    # any unnamed component of the same subsystem, structure deciding.
+    # present in both graphs must match itself; a deviated component whose
+    # name the system graph lacks may match a system component of the same
+    # subsystem that the local graph does not know by name, structure
+    # deciding. A system component the local graph names is that component,
+    # never the image of another: with one system graph per request type, a
+    # component on another type's path must not be taken for a look-alike
+    # on this one.
     for n in sub:
-        sub.nodes[n]["label"] = ("name", n) if n in named else ("sub", lg.nodes[n]["subsystem"])
+        sub.nodes[n]["label"] = ("name", n) if n in sg else ("sub", lg.nodes[n]["subsystem"])
     closure = nx.transitive_closure_dag(sg)
     for n in closure:
-        closure.nodes[n]["label"] = ("name", n) if n in named else ("sub", sg.nodes[n]["subsystem"])
+        closure.nodes[n]["label"] = ("name", n) if n in lg else ("sub", sg.nodes[n]["subsystem"])
     ismags = ISMAGS(closure, sub, node_match=lambda a, b: a["label"] == b["label"])
     solutions: list[dict[str, str]] = []
     for found in ismags.largest_common_subgraph(symmetry=False):
@@ -136,12 +140,13 @@ def _match(
                 "its calls to the other deviated components differ from the system graph, "
                 "so it cannot be mapped together with them"
             )
-        elif n in named:
+        elif n in sg:
             unmapped[n] = "its calls to the other deviated components differ from the system graph"
         else:
             unmapped[n] = (
                 f"no component of that name in the system graph and no component of subsystem "
-                f"{lg.nodes[n]['subsystem']!r} with a matching call structure"
+                f"{lg.nodes[n]['subsystem']!r} unknown to the local graph with a matching call "
+                f"structure"
             )
     return mapping, unmapped
 
@@ -192,8 +197,9 @@ def propagate(
     closure of the system graph with ISMAGS's largest common subgraph. A
     component whose name exists in the system graph can only match that
     component; one whose name does not may match an unnamed component of the
-    same subsystem with the same call structure, and is mapped only if that
-    match is unique.
+    same subsystem with the same call structure, provided the local graph does
+    not know that system component by its own name, and is mapped only if
+    that match is unique.
 
     Propagation: within each subsystem, from the bottom up, a component's
     change per call is its carried MD if it deviated, else the sum of its

@@ -48,15 +48,7 @@ class SystemRegression:
     @property
     def unmapped(self) -> dict[str, str]:
         """Deviated components that could not be mapped to the system graph, with why."""
-        props = (
-            [self.propagation]
-            if isinstance(self.propagation, Propagation)
-            else list(self.propagation.values())
-        )
-        out: dict[str, str] = {}
-        for p in props:
-            out.update(p.unmapped)
-        return out
+        return _unmapped(self.propagation)
 
     def __repr__(self) -> str:
         deviated = [n for n, d in self.deviations.items() if d.deviated]
@@ -85,6 +77,24 @@ def _mean_demands(model: OpenNetwork | ClosedNetwork) -> dict[str, float]:
     )
     total = sum(rates.values())
     return {s.name: sum(rates[c] * d for c, d in s.demands.items()) / total for s in model.stations}
+
+
+def _unmapped(propagation: Propagation | Mapping[str, Propagation]) -> dict[str, str]:
+    """Deviated components mapped to no system graph, with why.
+
+    With one graph per request class, a component that is on one class's
+    path and not on another's is mapped, not lost: only those that no
+    class's graph holds are reported.
+    """
+    if isinstance(propagation, Propagation):
+        return dict(propagation.unmapped)
+    mapped = {n for p in propagation.values() for n in p.mapping}
+    out: dict[str, str] = {}
+    for p in propagation.values():
+        for n, why in p.unmapped.items():
+            if n not in mapped:
+                out.setdefault(n, why)
+    return out
 
 
 def detect_system_regression(
@@ -227,10 +237,7 @@ def detect_system_regression(
         )
     prediction = predict_regression(model, factors, n_requests=n_requests, rng=rng, alpha=alpha)
     deviated = [c for c, d in deviations.items() if d.deviated]
-    result_props = (
-        [propagation] if isinstance(propagation, Propagation) else list(propagation.values())
-    )
-    unmapped = sorted({n for p in result_props for n in p.unmapped})
+    unmapped = sorted(_unmapped(propagation))
     if deviated:
         local = ", ".join(f"{c} {deviations[c].relative_difference:+.0%}" for c in deviated[:3]) + (
             " ..." if len(deviated) > 3 else ""

@@ -168,3 +168,49 @@ def test_demand_before_from_elsewhere() -> None:
         propagate(deviations, component_tests(), figure1_system(), demand_before={"A": 1.0})
     with pytest.raises(ValueError, match="demand_before of subsystem 'B' must be positive"):
         propagate(deviations, component_tests(), figure1_system(), demand_before={"B": 0.0})
+
+
+def shop_catalogue_local() -> CallGraph:
+    """Component tests of a catalogue with two look-alike paths."""
+    g = nx.DiGraph()
+    g.add_node("list_items", subsystem="catalogue", calls=1, inclusive=0.004)
+    g.add_node("filter_items", subsystem="catalogue", calls=1, inclusive=0.003)
+    g.add_node("get_item", subsystem="catalogue", calls=1, inclusive=0.002)
+    g.add_node("lookup_item", subsystem="catalogue", calls=1, inclusive=0.001)
+    g.add_edges_from([("list_items", "filter_items"), ("get_item", "lookup_item")])
+    return CallGraph(g)
+
+
+def product_path() -> CallGraph:
+    """One request type's system graph: only the get_item path runs."""
+    g = nx.DiGraph()
+    g.add_node("route", subsystem="gateway", calls=1, inclusive=0.005)
+    g.add_node("get_item", subsystem="catalogue", calls=1, inclusive=0.002)
+    g.add_node("lookup_item", subsystem="catalogue", calls=1, inclusive=0.001)
+    g.add_edges_from([("route", "get_item"), ("get_item", "lookup_item")])
+    return CallGraph(g)
+
+
+def test_component_of_another_path_is_not_taken_for_a_look_alike() -> None:
+    # list_items -> filter_items has get_item -> lookup_item's shape, but the
+    # local graph knows get_item by name: it is not a renamed list_items.
+    res = propagate(
+        {"list_items": 0.002, "filter_items": 0.001}, shop_catalogue_local(), product_path()
+    )
+    assert dict(res.mapping) == {}
+    assert set(res.unmapped) == {"list_items", "filter_items"}
+    assert all("unknown to the local graph" in why for why in res.unmapped.values())
+    assert dict(res.demand_factors) == {}
+
+
+def test_renamed_component_still_maps_beside_named_ones() -> None:
+    # the system renamed lookup_item: the local name is absent, and the
+    # system's name is unknown locally, so structure decides (uniquely)
+    g = nx.DiGraph()
+    g.add_node("route", subsystem="gateway", calls=1, inclusive=0.005)
+    g.add_node("get_item", subsystem="catalogue", calls=1, inclusive=0.002)
+    g.add_node("fetch_row", subsystem="catalogue", calls=1, inclusive=0.001)
+    g.add_edges_from([("route", "get_item"), ("get_item", "fetch_row")])
+    res = propagate({"get_item": 0.002, "lookup_item": 0.001}, shop_catalogue_local(), CallGraph(g))
+    assert dict(res.mapping) == {"get_item": "get_item", "lookup_item": "fetch_row"}
+    assert res.demand_after["catalogue"] == pytest.approx(0.004)

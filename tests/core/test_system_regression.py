@@ -223,6 +223,10 @@ def test_pipeline_with_system_graphs_per_request_class() -> None:
     assert dict(res.demand_factors["quote"]) == {}
     assert res.prediction.mpd_by_class["quote"] == 0.0
     assert res.regression
+    # on the search path, not on quote's: mapped, so not reported as lost
+    assert res.unmapped == {}
+    assert set(res.propagation["quote"].unmapped) == {"cat.rank", "cat.search"}
+    assert "not mapped" not in res.reason
 
 
 def test_pipeline_bad_input() -> None:
