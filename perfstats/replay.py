@@ -103,8 +103,10 @@ def replay(
         Run the traces on this executor instead of local worker processes
         (``workers`` is then ignored): any ``concurrent.futures.Executor``,
         e.g. a ``ProcessPoolExecutor`` of your own or a Dask cluster's
-        ``distributed.Client(address).get_executor()``. Each trace is one
-        task; rule and trace are pickled to the worker. The result is
+        ``distributed.Client(address).get_executor()``. Each trace (or
+        group of ``traces_per_task`` traces) is one task; rule and traces
+        are pickled to the worker. For many rule configurations use
+        :func:`sweep`, whose tasks carry all of them. The result is
         identical to the serial one, bit for bit: a test depends only on its
         rule, trace and start, and the rules' random streams do not depend
         on where or on how many threads they run. Each task runs numba's
