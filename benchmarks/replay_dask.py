@@ -17,7 +17,10 @@ hundred milliseconds each).
 
 Every frame must equal the serial one exactly. For each phase the script
 reports the wall time, the CPU time of this process (client and scheduler)
-and of the workers, and the workers' idle time (workers x wall - their CPU).
+and of the workers, the workers' idle time (workers x wall - their CPU), and
+(on Linux, from ``/proc/stat``) the CPU time the whole machine spent busy
+and how much of it went to other processes: on a shared machine a worker
+waiting for a core counts as idle.
 ``--per-config`` also times the old granularity on each cluster: one
 ``replay`` per configuration, one task per (configuration, trace), the
 configurations one after another. The load average (``os.getloadavg``) is
@@ -109,12 +112,36 @@ def _workers_cpu(client: Any) -> float:
     return float(sum(client.run(time.process_time).values()))
 
 
-def _phase(wall: float, cpu_here: float, cpu_workers: float | None, n: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"wall_s": wall, "cpu_this_process_s": cpu_here}
-    if cpu_workers is not None:
-        out["cpu_workers_s"] = cpu_workers
-        out["idle_workers_s"] = max(0.0, n * wall - cpu_workers)
-    return out
+def machine_busy() -> float | None:
+    """CPU seconds all cores of the machine have spent busy since boot (Linux), else None."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal: all but idle and iowait.
+    busy = sum(fields[:3]) + sum(fields[5:8])
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+class Clock:
+    """Wall, this process's CPU and the machine's busy CPU since construction."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu, self.busy = time.perf_counter(), time.process_time(), machine_busy()
+
+    def phase(self, cpu_workers: float | None, n: int) -> dict[str, Any]:
+        wall = time.perf_counter() - self.wall
+        cpu_here = time.process_time() - self.cpu
+        out: dict[str, Any] = {"wall_s": wall, "cpu_this_process_s": cpu_here}
+        if cpu_workers is not None:
+            out["cpu_workers_s"] = cpu_workers
+            out["idle_workers_s"] = max(0.0, n * wall - cpu_workers)
+        now = machine_busy()
+        if now is not None and self.busy is not None:
+            out["cpu_machine_busy_s"] = now - self.busy
+            out["cpu_other_processes_s"] = max(0.0, now - self.busy - cpu_here - (cpu_workers or 0))
+        return out
 
 
 def on_cluster(
@@ -130,7 +157,7 @@ def on_cluster(
     import distributed
 
     report: dict[str, Any] = {"workers": n}
-    t0, c0 = time.perf_counter(), time.process_time()
+    clock = Clock()
     with (
         distributed.LocalCluster(
             n_workers=n, processes=True, threads_per_worker=1, dashboard_address=None
@@ -139,33 +166,29 @@ def on_cluster(
     ):
         client.wait_for_workers(n)
         cpu_w = _workers_cpu(client)
-        report["startup"] = _phase(time.perf_counter() - t0, time.process_time() - c0, cpu_w, n)
+        report["startup"] = clock.phase(cpu_w, n)
 
-        t0, c0 = time.perf_counter(), time.process_time()
+        clock = Clock()
         warm = partial(sweep, rules, warm_up_traces(traces), workers=1, progress=False)
         client.run(warm)
         cpu_w2 = _workers_cpu(client)
-        report["warm_up"] = _phase(
-            time.perf_counter() - t0, time.process_time() - c0, cpu_w2 - cpu_w, n
-        )
+        report["warm_up"] = clock.phase(cpu_w2 - cpu_w, n)
 
         executor = client.get_executor()
-        t0, c0 = time.perf_counter(), time.process_time()
+        clock = Clock()
         frame = sweep(
             rules, traces, progress=False, executor=executor, traces_per_task=traces_per_task
         )
-        wall, cpu_here = time.perf_counter() - t0, time.process_time() - c0
         cpu_w3 = _workers_cpu(client)
-        report["sweep"] = _phase(wall, cpu_here, cpu_w3 - cpu_w2, n)
+        report["sweep"] = clock.phase(cpu_w3 - cpu_w2, n)
         report["sweep"]["tasks"] = -(-len(traces) // traces_per_task)
         report["sweep"]["identical_to_serial"] = bool(frame.equals(serial))
 
         if old_granularity:
-            t0, c0 = time.perf_counter(), time.process_time()
+            clock = Clock()
             frame = per_config(rules, traces, executor)
-            wall, cpu_here = time.perf_counter() - t0, time.process_time() - c0
             cpu_w4 = _workers_cpu(client)
-            report["per_config"] = _phase(wall, cpu_here, cpu_w4 - cpu_w3, n)
+            report["per_config"] = clock.phase(cpu_w4 - cpu_w3, n)
             report["per_config"]["tasks"] = len(rules) * len(traces)
             report["per_config"]["identical_to_serial"] = bool(frame.equals(serial))
     return report
@@ -180,6 +203,8 @@ def _line(what: str, phase: dict[str, Any]) -> str:
             f"   CPU workers {phase['cpu_workers_s']:6.1f} s"
             f"   workers idle {phase['idle_workers_s']:6.1f} s"
         )
+    if "cpu_other_processes_s" in phase:
+        text += f"   CPU other processes {phase['cpu_other_processes_s']:6.1f} s"
     if "tasks" in phase:
         text += f"   {phase['tasks']} tasks"
     if "identical_to_serial" in phase:
@@ -215,9 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with one_thread():
         sweep(rules, warm_up_traces(traces), workers=1, progress=False)
-        t0, c0 = time.perf_counter(), time.process_time()
+        clock = Clock()
         serial = sweep(rules, traces, workers=1, progress=False)
-        report["serial"] = _phase(time.perf_counter() - t0, time.process_time() - c0, None, 1)
+        report["serial"] = clock.phase(None, 1)
     print("serial (this process, numba single-threaded, warmed up)")
     print(_line("sweep", report["serial"]))
 

@@ -44,6 +44,12 @@ def test_quick_replay_dask_benchmark(
             assert run[phase]["wall_s"] > 0
             # The workers did the sweep's work: it cost them CPU time.
             assert run[phase]["cpu_workers_s"] > 0
+            if sys.platform.startswith("linux"):
+                # The machine's busy time covers at least the workers' and ours.
+                busy = run[phase]["cpu_machine_busy_s"]
+                assert busy >= 0.9 * (
+                    run[phase]["cpu_workers_s"] + run[phase]["cpu_this_process_s"]
+                )
     assert report["serial"]["wall_s"] > 0
     assert len(report["load_average_before"]) == len(report["load_average_after"]) == 3
     assert set(report["speedup"]) >= {"serial_over_dask_2", "dask_1_over_dask_2"}
