@@ -15,6 +15,13 @@ because the processes already fill the cores and nested threads would only
 contend. Threads would not help: the rules spend much of their time in
 Python between kernel calls, under the GIL.
 
+:func:`sweep` replays many rule configurations at once. Its unit of work is
+a trace (or a group of ``traces_per_task`` traces) with *every*
+configuration, not one configuration on one trace: on a cluster a task of a
+few milliseconds costs as much in scheduling and pickling as it computes,
+and a sweep of configurations run one :func:`replay` after another leaves
+workers idle at the end of each.
+
 References
 ----------
 .. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
@@ -70,6 +77,7 @@ def replay(
     workers: int | None = None,
     progress: bool = True,
     executor: Executor | None = None,
+    traces_per_task: int = 1,
 ) -> pd.DataFrame:
     """Replay ``rule`` over every test (trace, start) and return the stop points.
 
@@ -95,8 +103,10 @@ def replay(
         Run the traces on this executor instead of local worker processes
         (``workers`` is then ignored): any ``concurrent.futures.Executor``,
         e.g. a ``ProcessPoolExecutor`` of your own or a Dask cluster's
-        ``distributed.Client(address).get_executor()``. Each trace is one
-        task; rule and trace are pickled to the worker. The result is
+        ``distributed.Client(address).get_executor()``. Each trace (or
+        group of ``traces_per_task`` traces) is one task; rule and traces
+        are pickled to the worker. For many rule configurations use
+        :func:`sweep`, whose tasks carry all of them. The result is
         identical to the serial one, bit for bit: a test depends only on its
         rule, trace and start, and the rules' random streams do not depend
         on where or on how many threads they run. Each task runs numba's
@@ -106,6 +116,10 @@ def replay(
         ``mp_context=multiprocessing.get_context("spawn")`` (or
         ``"forkserver"``) once numba's threads have run in this process:
         forking a process whose OpenMP pool is running is unsafe.
+    traces_per_task : int, default 1
+        Consecutive traces replayed by one task (on the executor or a local
+        worker). Larger tasks cost less scheduling and pickling per test; too
+        few tasks leave workers idle. The result does not depend on it.
 
     Returns
     -------
@@ -129,27 +143,140 @@ def replay(
     1     b     200    False
     """
     jobs = _jobs(rule, traces, starts, max_n)
+    per_task = check_int(traces_per_task, "traces_per_task")
+    tasks = [tuple(range(i, min(i + per_task, len(jobs)))) for i in range(0, len(jobs), per_task)]
+    rows = _execute(jobs, tasks, workers, progress, executor)
+    return _frame([row for result in rows for row in result], COLUMNS)
+
+
+def sweep(
+    rules: Mapping[str, RuleSpec],
+    traces: Mapping[str, Any] | Sequence[Any],
+    *,
+    starts: StartSpec = 0,
+    max_n: LimitSpec = None,
+    workers: int | None = None,
+    progress: bool = True,
+    executor: Executor | None = None,
+    traces_per_task: int = 1,
+) -> pd.DataFrame:
+    """Replay every rule configuration in ``rules`` over every test, one task per trace.
+
+    The frame equals ``replay`` run for each configuration in turn, with a
+    ``rule`` column in front, but the work is cut differently: one task
+    replays every configuration on one trace (or on ``traces_per_task``
+    consecutive traces), so that tasks are large enough for a cluster and
+    all of them are in flight at once.
+
+    Parameters
+    ----------
+    rules : mapping of str to Rule (or to a mapping of trace names to Rule)
+        The configurations, by name, e.g. one rule per parameter value. A
+        value may itself map trace names to rules, as ``replay``'s ``rule``.
+    traces : mapping of str to array_like, or sequence of array_like
+        Recorded measurements in collection order, as for :func:`replay`.
+    starts : int, sequence of int, or mapping of str to sequence of int
+        Start offsets of the tests, as for :func:`replay`.
+    max_n : int or mapping of str to int, optional
+        Most runs a test may use, as for :func:`replay`.
+    workers : int, optional
+        Local worker processes (default: the number of CPUs); ``1`` sweeps
+        in this process.
+    progress : bool, default True
+        Show a tqdm progress bar counting tests (over all configurations).
+    executor : concurrent.futures.Executor, optional
+        Run the tasks on this executor (e.g. a Dask cluster's
+        ``Client.get_executor()``) instead of local processes; see
+        :func:`replay`. The executor is not shut down.
+    traces_per_task : int, default 1
+        Consecutive traces per task. The result does not depend on it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, test), ordered by ``rules``, then
+        ``traces``, then ``starts``: ``rule`` (the configuration's name) and
+        the columns of :func:`replay`. Identical, bit for bit, whatever the
+        executor, the number of workers or ``traces_per_task``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.replay import sweep
+    >>> from perfstats.rules import CIWidth
+    >>> rng = np.random.default_rng(0)
+    >>> traces = {"a": rng.normal(100, 1, 200), "b": rng.normal(100, 5, 200)}
+    >>> rules = {f"error={e}": CIWidth(error=e, interval=5, min_n=10) for e in (0.01, 0.05)}
+    >>> sweep(rules, traces, workers=1, progress=False)[["rule", "trace", "stop_n", "stopped"]]
+             rule trace  stop_n  stopped
+    0  error=0.01     a      10     True
+    1  error=0.01     b      95     True
+    2  error=0.05     a      10     True
+    3  error=0.05     b      10     True
+    """
+    if not isinstance(rules, Mapping) or not rules:
+        raise ValueError(
+            "rules must be a non-empty mapping of configuration names to rules; "
+            f"got {type(rules).__name__ if not isinstance(rules, Mapping) else 'an empty mapping'}"
+        )
+    names = [str(k) for k in rules]
+    if len(set(names)) != len(names):
+        raise ValueError("rules has duplicate names once converted to strings")
+    # One validation of the traces for all configurations: the same arrays
+    # (not copies) go into every configuration's jobs, so a task pickles each
+    # trace once however many configurations it carries.
+    per_config = [_jobs(spec, traces, starts, max_n) for spec in rules.values()]
+    first = per_config[0]
+    jobs = [
+        _Job(name=base.name, rule=job.rule, data=base.data, starts=base.starts, max_n=base.max_n)
+        for config in per_config
+        for base, job in zip(first, config, strict=True)
+    ]
+    per_task = check_int(traces_per_task, "traces_per_task")
+    n_traces = len(first)
+    tasks = [
+        tuple(
+            c * n_traces + t
+            for t in range(i, min(i + per_task, n_traces))
+            for c in range(len(names))
+        )
+        for i in range(0, n_traces, per_task)
+    ]
+    results = _execute(jobs, tasks, workers, progress, executor)
+    rows = [(names[j // n_traces], *row) for j, result in enumerate(results) for row in result]
+    return _frame(rows, ["rule", *COLUMNS])
+
+
+def _execute(
+    jobs: list[_Job],
+    tasks: list[tuple[int, ...]],
+    workers: int | None,
+    progress: bool,
+    executor: Executor | None,
+) -> list[list[tuple[Any, ...]]]:
+    """Run ``tasks`` (groups of indices into ``jobs``); each job's rows, in ``jobs`` order."""
     n_workers = (os.cpu_count() or 1) if workers is None else check_int(workers, "workers")
     if executor is not None and not isinstance(executor, Executor):
         raise ValueError(
             f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}"
         )
-    total = sum(len(job.starts) for job in jobs)
-    bar = _progress_bar(total, progress)
-    rows: list[tuple[Any, ...]] = []
+    bar = _progress_bar(sum(len(job.starts) for job in jobs), progress)
+    results: dict[int, list[tuple[Any, ...]]] = {}
     try:
         if executor is not None:
-            rows = _run_on(executor, jobs, bar)
-        elif n_workers == 1 or len(jobs) <= 1:
-            for job in jobs:
-                result = _run_job(job)
-                rows.extend(result)
-                bar.update(len(result))
+            _run_on(executor, jobs, tasks, results, bar)
+        elif n_workers == 1 or len(tasks) <= 1:
+            for task in tasks:
+                _collect(task, _run_task([jobs[j] for j in task]), results, bar)
         else:
-            rows = _run_parallel(jobs, min(n_workers, len(jobs)), bar)
+            _run_parallel(jobs, tasks, min(n_workers, len(tasks)), results, bar)
     finally:
         bar.close()
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    return [results[j] for j in range(len(jobs))]
+
+
+def _frame(rows: list[tuple[Any, ...]], columns: list[str]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=columns)
     return frame.astype({"start": "int64", "stop_n": "int64", "stopped": "bool", "checks": "int64"})
 
 
@@ -221,14 +348,18 @@ def _run_job(job: _Job) -> list[tuple[Any, ...]]:
     ]
 
 
-def _run_job_single_threaded(job: _Job) -> list[tuple[Any, ...]]:
+def _run_task(jobs: list[_Job]) -> list[list[tuple[Any, ...]]]:
+    return [_run_job(job) for job in jobs]
+
+
+def _run_task_single_threaded(jobs: list[_Job]) -> list[list[tuple[Any, ...]]]:
     # On an executor's worker, other workers fill the other cores: kernels
     # that spread over every core would only contend (measured: two Dask
     # workers were slower than one). Results do not depend on threads.
     from ._kernels.threads import single_threaded
 
     with single_threaded():
-        return _run_job(job)
+        return _run_task(jobs)
 
 
 def _init_worker() -> None:
@@ -239,26 +370,45 @@ def _init_worker() -> None:
     allow_threads(False)
 
 
-def _run_parallel(jobs: list[_Job], n_workers: int, bar: Any) -> list[tuple[Any, ...]]:
+def _run_parallel(
+    jobs: list[_Job],
+    tasks: list[tuple[int, ...]],
+    n_workers: int,
+    results: dict[int, list[tuple[Any, ...]]],
+    bar: Any,
+) -> None:
     with ProcessPoolExecutor(
         max_workers=n_workers, mp_context=_context(), initializer=_init_worker
     ) as pool:
-        return _run_on(pool, jobs, bar)
+        _run_on(pool, jobs, tasks, results, bar)
 
 
-def _run_on(executor: Executor, jobs: list[_Job], bar: Any) -> list[tuple[Any, ...]]:
-    # Longest traces first, so that no worker is left with one long job at
-    # the end; results are put back in input order afterwards.
-    order = sorted(range(len(jobs)), key=lambda i: -_work(jobs[i]))
-    results: dict[int, list[tuple[Any, ...]]] = {}
-    futures: dict[Future[list[tuple[Any, ...]]], int] = {
-        executor.submit(_run_job_single_threaded, jobs[i]): i for i in order
+def _run_on(
+    executor: Executor,
+    jobs: list[_Job],
+    tasks: list[tuple[int, ...]],
+    results: dict[int, list[tuple[Any, ...]]],
+    bar: Any,
+) -> None:
+    # Largest tasks first, so that no worker is left with one long task at
+    # the end; the caller puts results back in input order.
+    order = sorted(tasks, key=lambda task: -sum(_work(jobs[j]) for j in task))
+    futures: dict[Future[list[list[tuple[Any, ...]]]], tuple[int, ...]] = {
+        executor.submit(_run_task_single_threaded, [jobs[j] for j in task]): task for task in order
     }
     for future in as_completed(futures):
-        i = futures[future]
-        results[i] = future.result()
-        bar.update(len(results[i]))
-    return [row for i in range(len(jobs)) for row in results[i]]
+        _collect(futures[future], future.result(), results, bar)
+
+
+def _collect(
+    task: tuple[int, ...],
+    rows: list[list[tuple[Any, ...]]],
+    results: dict[int, list[tuple[Any, ...]]],
+    bar: Any,
+) -> None:
+    for j, job_rows in zip(task, rows, strict=True):
+        results[j] = job_rows
+        bar.update(len(job_rows))
 
 
 def _context() -> BaseContext:

@@ -24,6 +24,8 @@ examples:
   perfstats replay traces.csv --rule metior -r error=0.03 -r interval=10 --max-n 500 --json
   # on a Dask cluster: each trace is one task, the result is the serial run's
   perfstats replay traces.csv --rule superflow --scheduler tcp://10.0.0.1:8786
+  # larger tasks for many short traces: 10 traces per task
+  perfstats replay traces.csv --rule superflow --scheduler tcp://10.0.0.1:8786 --traces-per-task 10
 
 traces.csv has one column per trace (a header row with the trace names);
 shorter traces leave their last cells empty.
@@ -32,6 +34,8 @@ shorter traces leave their last cells empty.
 distributed; start 'dask scheduler' and, on each machine, 'dask worker
 tcp://HOST:8786 --nthreads 1 --nworkers auto' with the same perfstats
 version). Without it, --workers local processes (default: one per core).
+--traces-per-task K replays K consecutive traces in one task: fewer, larger
+tasks cost less scheduling per test (the result is the same for any K).
 """
 
 
@@ -45,6 +49,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="ADDRESS",
         help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786)",
+    )
+    p.add_argument(
+        "--traces-per-task",
+        type=int,
+        default=1,
+        metavar="K",
+        help="traces replayed by one task of a worker or the cluster (default: 1)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     output_arguments(p)
@@ -63,10 +74,22 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             raise UsageError("--workers and --scheduler exclude each other")
         with _cluster(args.scheduler) as client:
             result = replay(
-                rule, traces, max_n=args.max_n, executor=client.get_executor(), progress=progress
+                rule,
+                traces,
+                max_n=args.max_n,
+                executor=client.get_executor(),
+                progress=progress,
+                traces_per_task=args.traces_per_task,
             )
     else:
-        result = replay(rule, traces, max_n=args.max_n, workers=args.workers, progress=progress)
+        result = replay(
+            rule,
+            traces,
+            max_n=args.max_n,
+            workers=args.workers,
+            progress=progress,
+            traces_per_task=args.traces_per_task,
+        )
     if args.json:
         emit_json(
             {

@@ -35,6 +35,11 @@ def test_replay_on_a_local_dask_cluster_equals_the_serial_run(
         code, out, err = _replay(capsys, *argv, "--scheduler", cluster.scheduler_address)
         assert code == 0, err
         on_dask = json.loads(out)
+        code, out, err = _replay(
+            capsys, *argv, "--scheduler", cluster.scheduler_address, "--traces-per-task", "3"
+        )
+        assert code == 0, err
+        assert json.loads(out) == serial
     assert on_dask == serial
     assert [t["trace"] for t in on_dask["tests"]] == names
     code, _, err = _replay(capsys, str(path), "--scheduler", "tcp://127.0.0.1:1", "--workers", "2")
