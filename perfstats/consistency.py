@@ -137,9 +137,8 @@ def possible_changes(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B6.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B6; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------
@@ -301,9 +300,8 @@ def repetitions_needed(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B7.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------
@@ -443,9 +441,8 @@ def consistent_ci_curve(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B7 and Figure 7.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7 and Figure 7; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------

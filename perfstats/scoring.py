@@ -21,8 +21,8 @@ frame :func:`perfstats.replay.replay` returns.
 
 References
 ----------
-.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
-   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+   :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations
@@ -310,11 +310,7 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023),
-    Section V-C.
+    Mittal et al., SHARP, Section V-C; see the References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -10,10 +10,7 @@ changing (Laaber et al.). Metior found both stop too early on cloud data
 
 References
 ----------
-.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
-   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
-   IEEE/ACM International Conference on Automated Software Engineering
-   (ASE), 2021.
+.. [He2021] He et al., Metior, ASE 2021; see the References of :mod:`perfstats.rules.metior`.
 """
 
 from __future__ import annotations

@@ -73,10 +73,7 @@ class BlockBootstrapMeans(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 
     H. R. Kunsch, "The Jackknife and the Bootstrap for General Stationary
     Observations", The Annals of Statistics 17(3), 1217-1241, 1989.

@@ -1,6 +1,6 @@
 """Metior: stop when more runs no longer move the statistic, by block bootstrap.
 
-He, Lin, Wang et al., "Performance Testing for Cloud Computing with
+He, Liu, Lama et al., "Performance Testing for Cloud Computing with
 Dependent Data Bootstrapping" (ASE 2021; He et al. 2021),
 Section III-B and Figure 6b. ``S`` holds the runs of the previous intervals
 and ``S'`` all runs. Both are block-bootstrapped (the Politis-White block
