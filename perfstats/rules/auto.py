@@ -123,7 +123,7 @@ class Auto(Rule):
         if kind in _STOP_AT_ONCE:
             details["delegate"] = None
             reason = f"runs look {kind}: {_STOP_AT_ONCE[kind]}"
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
+            return self._decision(True, n, reason, details)
         delegate = self.delegates[kind]
         inner = delegate.check(data)
         details.update({"delegate": delegate.name, "delegate_details": dict(inner.details)})
@@ -133,6 +133,6 @@ class Auto(Rule):
                 f"reached the budget of {runs(self.max_n)}; runs look {kind} and "
                 f"{delegate.name} had not stopped ({inner.reason})"
             )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
+            return self._decision(True, n, reason, details)
         reason = f"runs look {kind}, so {delegate.name} decides: {inner.reason}"
-        return Decision(stop=inner.stop, n=n, rule=self.name, reason=reason, details=details)
+        return self._decision(inner.stop, n, reason, details)

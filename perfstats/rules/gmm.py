@@ -142,17 +142,17 @@ class GMM(Rule):
                 f"all {runs(n)} are equal; there is no distribution to model, "
                 f"and more runs add nothing"
             )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(True, n, reason, {})
         previous = data[: n - self._interval]
         if previous.size < 4:
             reason = (
                 f"{runs(n)} so far; comparing with the previous runs needs more than "
                 f"{runs(self._interval + 3)}"
             )
-            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(False, n, reason, {})
         if float(previous.max()) == float(previous.min()):
             reason = f"the previous {runs(previous.size)} are all equal; a mixture needs spread"
-            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(False, n, reason, {})
         before = self._previous(previous)
         now = self._near(data, before)
         self._memo = (data.copy(), now)

@@ -74,12 +74,9 @@ class PT4Cloud(Rule):
         if previous.max() == previous.min():  # ptp would overflow near 1e308
             # A Gaussian KDE needs spread (its Scott bandwidth would be 0);
             # PT4Cloud has no answer until the runs differ.
-            return Decision(
-                stop=False,
-                n=n,
-                rule=self.name,
-                reason=f"the previous {previous.size} runs are all equal; a KDE needs spread",
-                details={"similarity": float("nan"), "threshold": self.threshold},
+            reason = f"the previous {previous.size} runs are all equal; a KDE needs spread"
+            return self._decision(
+                False, n, reason, {"similarity": float("nan"), "threshold": self.threshold}
             )
         similarity = float(kl_similarity(previous, data))
         stop = similarity >= self.threshold
@@ -88,10 +85,7 @@ class PT4Cloud(Rule):
             if stop
             else f"needs at least {pct(self.threshold)}"
         )
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=f"similarity of the previous and current runs is {pct(similarity)}; {verdict}",
-            details={"similarity": similarity, "threshold": self.threshold},
+        reason = f"similarity of the previous and current runs is {pct(similarity)}; {verdict}"
+        return self._decision(
+            stop, n, reason, {"similarity": similarity, "threshold": self.threshold}
         )
