@@ -27,7 +27,7 @@ import numpy as np
 
 from ._rng import as_generator
 from ._validation import FloatArray, as_sample, check_int, check_level
-from .change import ChangeLike, _check_change, _direction, relative_change
+from .change import ChangeLike, _direction, change_bounds, relative_change
 
 __all__ = [
     "ConsistencyCurve",
@@ -171,7 +171,7 @@ def possible_changes(
                 f"got {type(results).__name__}"
             )
         for bench, result in results.items():
-            est, low, high = _check_change(result, f"experiments[{exp!r}][{bench!r}]")
+            est, low, high = change_bounds(result, f"experiments[{exp!r}][{bench!r}]")
             by_benchmark.setdefault(str(bench), []).append(
                 (str(exp), est, _direction(low, high))
             )
@@ -316,7 +316,7 @@ def repetitions_needed(
     >>> r.final_overlap, r.needed is not None and r.needed <= 135
     (True, True)
     """
-    _, ref_low, ref_high = _check_change(reference, "reference")
+    _, ref_low, ref_high = change_bounds(reference, "reference")
     xb = as_sample(baseline, "baseline")
     xc = as_sample(candidate, "candidate")
     by = check_int(step, "step", minimum=1)
