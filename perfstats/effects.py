@@ -8,7 +8,8 @@ about the shape of the distributions.
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.propagation`.
+.. [Liao2025] Liao et al., ICSE 2025, Section III-B; see the References of
+   :mod:`perfstats.propagation`.
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
    :mod:`perfstats.change`.
 """

@@ -48,9 +48,10 @@ Examples
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.propagation`.
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024: the suites, schedules and verdicts;
+   full entry in :mod:`perfstats.change`.
+.. [Liao2025] Liao et al., ICSE 2025: the rank test and effect size beside each verdict; full
+   entry in :mod:`perfstats.propagation`.
 """
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement

@@ -58,7 +58,8 @@ class Auto(Rule):
 
     References
     ----------
-    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., SHARP, Section IV-c: the meta-heuristic that picks a stopping rule for the
+    distribution it sees; full entry in :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

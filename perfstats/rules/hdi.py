@@ -60,7 +60,8 @@ class HDI(Rule):
 
     References
     ----------
-    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., SHARP (its stopping rules, Section IV-c); the full entry is in the
+    References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -35,7 +35,7 @@ class RSE(Rule):
 
     References
     ----------
-    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., SHARP, Section IV-c; see the References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------
