@@ -148,7 +148,7 @@ def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     Parameters
     ----------
     a, b : array_like
-        1-D samples of finite numbers.
+        1-D samples of finite numbers; the delta is positive when ``a`` tends to be larger.
 
     Returns
     -------

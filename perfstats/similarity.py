@@ -78,7 +78,7 @@ def ks(a: Any, b: Any) -> KSResult:
     Parameters
     ----------
     a, b : array_like
-        1-D samples of finite numbers.
+        1-D samples of finite numbers, of any sizes; the statistic is symmetric in them.
 
     Returns
     -------
