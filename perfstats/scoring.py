@@ -234,10 +234,8 @@ def score_estimate(
 
     Parameters
     ----------
-    stops : pandas.DataFrame
-        The frame of :func:`perfstats.replay.replay`.
-    traces : mapping of str to array_like
-        The traces that were replayed.
+    stops, traces
+        As :func:`score_distribution`.
     truths : mapping of str to array_like
         Ground-truth runs per trace (Metior: the last five weeks).
     statistic : {"mean", "median"} or float, default "mean"
@@ -295,10 +293,8 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     Parameters
     ----------
-    stops : pandas.DataFrame
-        The frame of :func:`perfstats.replay.replay`.
-    traces : mapping of str to array_like
-        The traces that were replayed.
+    stops, traces
+        As :func:`score_distribution`.
 
     Returns
     -------

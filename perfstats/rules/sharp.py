@@ -130,7 +130,7 @@ class KSHalves(Rule):
     min_n : int, default 5
         Never stop on fewer runs (at least 2: one per half).
     interval : int, default 1
-        Runs between judgements; SHARP judges after every run.
+        As :class:`CIWidth`.
 
     Examples
     --------
