@@ -72,7 +72,7 @@ def bootstrap_distribution(
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_resamples,)``.
+        One value of the statistic per resample, shape ``(n_resamples,)``.
 
     Examples
     --------

@@ -117,11 +117,7 @@ class CallGraph:
 
     References
     ----------
-    L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn and
-    W. Shang, "Early Detection of Performance Regressions by Bridging Local
-    Performance Data and Architectural Models", Proceedings of the IEEE/ACM
-    47th International Conference on Software Engineering (ICSE), 2025,
-    Section III-C.
+    Liao et al., ICSE 2025, Section III-C; see the References of :mod:`perfstats.propagation`.
 
     Examples
     --------

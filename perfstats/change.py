@@ -455,12 +455,46 @@ class ChangeAgreement:
         )
 
 
-def _check_change(value: Any, name: str) -> tuple[float, float, float]:
+def change_bounds(
+    value: Any, name: str, *, fields: Sequence[Any] | None = None, accepts: str = "a RelativeChange"
+) -> tuple[float, float, float]:
+    """``(estimate, low, high)`` of a relative change as floats, with ``low <= high``.
+
+    Parameters
+    ----------
+    value : object
+        The change, read by its ``estimate``, ``low`` and ``high`` attributes.
+    name : str
+        How an error names ``value``.
+    fields : sequence of three objects, optional
+        The estimate, low and high already taken from ``value`` (by a caller that reads
+        more kinds of result); ``value`` is then only named in an error.
+    accepts : str, default "a RelativeChange"
+        What an error says ``value`` may be.
+
+    Returns
+    -------
+    tuple of float
+
+    Examples
+    --------
+    >>> from perfstats import relative_change
+    >>> from perfstats.change import change_bounds
+    >>> rc = relative_change([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], statistic="mean")
+    >>> change_bounds(rc, "rc") == (rc.estimate, rc.low, rc.high)
+    True
+    >>> change_bounds(object(), "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x must have numeric estimate, low and high (a RelativeChange), got object
+    """
+    if fields is None:
+        fields = [getattr(value, key, None) for key in ("estimate", "low", "high")]
     try:
-        est, low, high = float(value.estimate), float(value.low), float(value.high)
-    except (AttributeError, TypeError, ValueError):
+        est, low, high = (float(v) for v in fields)
+    except (TypeError, ValueError):
         raise ValueError(
-            f"{name} must have numeric estimate, low and high (a RelativeChange), "
+            f"{name} must have numeric estimate, low and high ({accepts}), "
             f"got {type(value).__name__}"
         ) from None
     if math.isnan(est) or math.isnan(low) or math.isnan(high) or low > high:
@@ -541,8 +575,8 @@ def change_agreement(
     agreed: list[bool] = []
     one = rev = both = 0
     for i, (x, y) in enumerate(pairs):
-        ex, lx, hx = _check_change(x, f"first[{names[i]!r}]")
-        ey, ly, hy = _check_change(y, f"second[{names[i]!r}]")
+        ex, lx, hx = change_bounds(x, f"first[{names[i]!r}]")
+        ey, ly, hy = change_bounds(y, f"second[{names[i]!r}]")
         agreed.append(_direction(lx, hx) == _direction(ly, hy))
         in_second = ly <= ex <= hy
         in_first = lx <= ey <= hx

@@ -52,10 +52,7 @@ assessment of steady state performance in Java software: are we there
 yet?", Empirical Software Engineering 28(1), 13, 2023 (and the companion
 TOSEM 2023 study of dynamic reconfiguration by the same group).
 
-V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-"SHARP: A Distribution-Based Framework for Reproducible Performance
-Evaluation", manuscript, Hewlett Packard Labs and University of California,
-Riverside (undated; its newest reference is from 2023).
+Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

@@ -2,17 +2,10 @@
 
 References
 ----------
-.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
-   and W. Shang, "Early Detection of Performance Regressions by Bridging
-   Local Performance Data and Architectural Models", 47th IEEE/ACM
-   International Conference on Software Engineering (ICSE), 2025.
-.. [Mittal] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-   "SHARP: A Distribution-Based Framework for Reproducible Performance
-   Evaluation", manuscript, Hewlett Packard Labs and University of California,
-   Riverside (undated; its newest reference is from 2023).
-.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-   Conference on Cloud Engineering (IC2E), 2024.
+.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.propagation`.
+.. [Mittal] Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
+   :mod:`perfstats.change`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import numpy as np
 
 from ._rng import as_generator
 from ._validation import FloatArray, as_sample, check_int, check_level
-from .change import ChangeLike, _check_change, _direction, relative_change
+from .change import ChangeLike, _direction, change_bounds, relative_change
 
 __all__ = [
     "ConsistencyCurve",
@@ -137,9 +137,8 @@ def possible_changes(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B6.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B6; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------
@@ -172,7 +171,7 @@ def possible_changes(
                 f"got {type(results).__name__}"
             )
         for bench, result in results.items():
-            est, low, high = _check_change(result, f"experiments[{exp!r}][{bench!r}]")
+            est, low, high = change_bounds(result, f"experiments[{exp!r}][{bench!r}]")
             by_benchmark.setdefault(str(bench), []).append(
                 (str(exp), est, _direction(low, high))
             )
@@ -301,9 +300,8 @@ def repetitions_needed(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B7.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------
@@ -318,7 +316,7 @@ def repetitions_needed(
     >>> r.final_overlap, r.needed is not None and r.needed <= 135
     (True, True)
     """
-    _, ref_low, ref_high = _check_change(reference, "reference")
+    _, ref_low, ref_high = change_bounds(reference, "reference")
     xb = as_sample(baseline, "baseline")
     xc = as_sample(candidate, "candidate")
     by = check_int(step, "step", minimum=1)
@@ -443,9 +441,8 @@ def consistent_ci_curve(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024,
-    Section VI-B7 and Figure 7.
+    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7 and Figure 7; see the References of
+    :mod:`perfstats.change`.
 
     Examples
     --------

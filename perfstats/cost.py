@@ -297,9 +297,8 @@ def faas_cost(
 
     References
     ----------
-    T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", TU Berlin, 2024
-    (Sections V and VI report each experiment's cost).
+    Schirmer et al., ElastiBench, IC2E 2024 (Sections V and VI report each experiment's
+    cost); see the References of :mod:`perfstats.change`.
 
     AWS Lambda pricing, https://aws.amazon.com/lambda/pricing/.
 

@@ -99,11 +99,7 @@ def local_deviation(
 
     References
     ----------
-    L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn and
-    W. Shang, "Early Detection of Performance Regressions by Bridging Local
-    Performance Data and Architectural Models", Proceedings of the IEEE/ACM
-    47th International Conference on Software Engineering (ICSE), 2025,
-    Section III-B.
+    Liao et al., ICSE 2025, Section III-B; see the References of :mod:`perfstats.propagation`.
 
     J. Romano, J. D. Kromrey, J. Coraggio and J. Skowronek, "Appropriate
     statistics for ordinal level data", Annual meeting of the Florida

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
-   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+   :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations

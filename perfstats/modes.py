@@ -29,10 +29,7 @@ References
 B. W. Silverman, "Density Estimation for Statistics and Data Analysis",
 Chapman & Hall, 1986, Section 3.4.2.
 
-V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-"SHARP: A Distribution-Based Framework for Reproducible Performance
-Evaluation", manuscript, Hewlett Packard Labs and University of California,
-Riverside (undated; its newest reference is from 2023).
+Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

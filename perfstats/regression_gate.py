@@ -625,9 +625,7 @@ def gate(
 
     References
     ----------
-    J. Schirmer, N. Japke, S. Thamsen, D. Bermbach, "ElastiBench: Scalable
-    Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-    Conference on Cloud Engineering (IC2E), 2024.
+    Schirmer et al., ElastiBench, IC2E 2024; see the References of :mod:`perfstats.change`.
 
     Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate: a
     practical and powerful approach to multiple testing", Journal of the

@@ -21,8 +21,8 @@ frame :func:`perfstats.replay.replay` returns.
 
 References
 ----------
-.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
-   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+   :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations
@@ -234,10 +234,8 @@ def score_estimate(
 
     Parameters
     ----------
-    stops : pandas.DataFrame
-        The frame of :func:`perfstats.replay.replay`.
-    traces : mapping of str to array_like
-        The traces that were replayed.
+    stops, traces
+        As :func:`score_distribution`.
     truths : mapping of str to array_like
         Ground-truth runs per trace (Metior: the last five weeks).
     statistic : {"mean", "median"} or float, default "mean"
@@ -295,10 +293,8 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     Parameters
     ----------
-    stops : pandas.DataFrame
-        The frame of :func:`perfstats.replay.replay`.
-    traces : mapping of str to array_like
-        The traces that were replayed.
+    stops, traces
+        As :func:`score_distribution`.
 
     Returns
     -------
@@ -310,11 +306,7 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023),
-    Section V-C.
+    Mittal et al., SHARP, Section V-C; see the References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -8,12 +8,9 @@ SuperFlow's evaluation, Wen et al. 2023) is ``2 ** -symKL`` of two Gaussian KDEs
 
 References
 ----------
-.. [Mittal] V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-   "SHARP: A Distribution-Based Framework for Reproducible Performance
-   Evaluation", manuscript, Hewlett Packard Labs and University of California,
-   Riverside (undated; its newest reference is from 2023).
-.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
-   for Serverless Computing", arXiv:2306.01620, 2023.
+.. [Mittal] Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+   :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations
@@ -81,7 +78,7 @@ def ks(a: Any, b: Any) -> KSResult:
     Parameters
     ----------
     a, b : array_like
-        1-D samples of finite numbers.
+        1-D samples of finite numbers, of any sizes; the statistic is symmetric in them.
 
     Returns
     -------

@@ -48,13 +48,10 @@ Examples
 
 References
 ----------
-.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
-   and W. Shang, "Early Detection of Performance Regressions by Bridging
-   Local Performance Data and Architectural Models", 47th IEEE/ACM
-   International Conference on Software Engineering (ICSE), 2025.
-.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-   Conference on Cloud Engineering (IC2E), 2024.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024: the suites, schedules and verdicts;
+   full entry in :mod:`perfstats.change`.
+.. [Liao2025] Liao et al., ICSE 2025: the rank test and effect size beside each verdict; full
+   entry in :mod:`perfstats.propagation`.
 """
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement

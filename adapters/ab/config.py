@@ -56,6 +56,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..records.files import parse_toml, read_text_file
 from ..targets.registry import options_of
 from .benchmark import Benchmark
 from .lifecycle import FunctionSpec
@@ -109,30 +110,11 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     suffix = p.suffix.lower()
     if suffix not in (".toml", ".yaml", ".yml"):
         raise ValueError(f"config {os.fspath(p)} must be a .toml, .yaml or .yml file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"config {os.fspath(p)} does not exist") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read {os.fspath(p)}: {exc.strerror}") from None
-    data = _toml(text, p) if suffix == ".toml" else _yaml(text, p)
+    text = read_text_file(p, "config")
+    data = parse_toml(text, p, "config") if suffix == ".toml" else _yaml(text, p)
     if not isinstance(data, dict):
         raise ValueError(f"config {os.fspath(p)} must be a table of settings")
     return data
-
-
-def _toml(text: str, path: Path) -> Any:
-    # Imported by name: tomllib is in the standard library from Python 3.11,
-    # its twin tomli is a package before that.
-    name = "tomllib" if sys.version_info >= (3, 11) else "tomli"
-    try:
-        toml = importlib.import_module(name)
-    except ImportError:
-        raise ValueError("reading TOML on Python 3.10 needs the tomli package") from None
-    try:
-        return toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        raise ValueError(f"config {os.fspath(path)} is not valid TOML: {exc}") from None
 
 
 def _yaml(text: str, path: Path) -> Any:

@@ -22,9 +22,8 @@ over the direct-upload limit, a name that belongs to someone else) is a
 
 References
 ----------
-.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-   Conference on Cloud Engineering (IC2E), 2024.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
+   :mod:`perfstats.change`.
 """
 
 from __future__ import annotations

@@ -93,7 +93,9 @@ def rows_of(call: Call, measurements: Sequence[Measurement]) -> list[dict[str, A
 def read_ab_record(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read an A-B record CSV (one row per execution) into a typed DataFrame.
 
-    A last line cut short by a crash is ignored.
+    The A-B twin of :func:`~perfstats.adapters.records.record.read_record`:
+    the same reader (a last line cut short by a crash is ignored) with the
+    A-B columns and format marker.
 
     Raises
     ------

@@ -19,13 +19,9 @@ Call numbers follow the plan's order, which is the order calls are started.
 
 References
 ----------
-.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-   Conference on Cloud Engineering (IC2E), 2024.
-.. [Liao2025] L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van Hoorn
-   and W. Shang, "Early Detection of Performance Regressions by Bridging
-   Local Performance Data and Architectural Models", 47th IEEE/ACM
-   International Conference on Software Engineering (ICSE), 2025.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
+   :mod:`perfstats.change`.
+.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.propagation`.
 """
 
 from __future__ import annotations

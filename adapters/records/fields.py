@@ -6,10 +6,7 @@ sentence per CSV column, so the record can be read without perfstats.
 
 References
 ----------
-V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-"SHARP: A Distribution-Based Framework for Reproducible Performance
-Evaluation", manuscript, Hewlett Packard Labs and University of California,
-Riverside (undated; its newest reference is from 2023).
+Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Write files safely: a new file beside the destination, moved into place atomically.
+"""Read and write files safely: errors that name the file, writes moved into place atomically.
 
 Every file perfstats replaces (a record's metadata, an HTML report) is
 written by :func:`write_atomic`: the content goes to a temporary file
@@ -13,9 +13,12 @@ Readers see the old file or the new one, never half of one.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
+import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def _umask() -> int:
@@ -65,3 +68,57 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
             os.unlink(tmp)
         raise
     return dest
+
+
+def read_text_file(path: str | os.PathLike[str], what: str) -> str:
+    """The UTF-8 text of the ``what`` file at ``path`` (a config, a price table, ...).
+
+    Raises
+    ------
+    ValueError
+        ``"<what> <path> does not exist"``, or ``"cannot read the <what> <path>: <why>"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from perfstats.adapters.records.files import read_text_file
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> read_text_file(folder / "suite.toml", "config")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: config .../suite.toml does not exist
+    """
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{what} {os.fspath(p)} does not exist") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read the {what} {os.fspath(p)}: {exc.strerror}") from None
+
+
+def parse_toml(text: str, path: str | os.PathLike[str], what: str) -> Any:
+    """``text``, read from the ``what`` file at ``path``, parsed as TOML.
+
+    Raises
+    ------
+    ValueError
+        ``"<what> <path> is not valid TOML: <why>"``, or on Python 3.10 without ``tomli``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.files import parse_toml
+    >>> parse_toml('schedule = "duet"', "suite.toml", "config")
+    {'schedule': 'duet'}
+    """
+    # Imported by name: tomllib is in the standard library from Python 3.11,
+    # its twin tomli is a package before that.
+    name = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+    try:
+        toml = importlib.import_module(name)
+    except ImportError:
+        raise ValueError("reading TOML on Python 3.10 needs the tomli package") from None
+    try:
+        return toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raise ValueError(f"{what} {os.fspath(path)} is not valid TOML: {exc}") from None

@@ -16,17 +16,14 @@ suite run on a Lambda or HTTP function, is priced with
 
 References
 ----------
-.. [Schirmer2024] T. Schirmer, T. Pfandzelter and D. Bermbach, "ElastiBench: Scalable
-   Continuous Benchmarking on Cloud FaaS Platforms", IEEE International
-   Conference on Cloud Engineering (IC2E), 2024.
+.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
+   :mod:`perfstats.change`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from perfstats.cost import FaasCost, FaasPrices, faas_cost, faas_prices
+
+from ..records.files import parse_toml, read_text_file
 
 #: Target kinds that are FaaS functions, priced per request and GB-second.
 FAAS_KINDS = ("lambda", "http")
@@ -59,12 +58,7 @@ def load_prices(path: str | os.PathLike[str] | None) -> FaasPrices:
     if path is None:
         return faas_prices()
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"price table {os.fspath(p)} does not exist") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read the price table {os.fspath(p)}: {exc.strerror}") from None
+    text = read_text_file(p, "price table")
     suffix = p.suffix.lower()
     if suffix == ".json":
         try:
@@ -72,12 +66,7 @@ def load_prices(path: str | os.PathLike[str] | None) -> FaasPrices:
         except json.JSONDecodeError as exc:
             raise ValueError(f"price table {os.fspath(p)} is not valid JSON: {exc}") from None
     elif suffix == ".toml":
-        name = "tomllib" if sys.version_info >= (3, 11) else "tomli"
-        toml = importlib.import_module(name)
-        try:
-            table = toml.loads(text)
-        except toml.TOMLDecodeError as exc:
-            raise ValueError(f"price table {os.fspath(p)} is not valid TOML: {exc}") from None
+        table = parse_toml(text, p, "price table")
     else:
         raise ValueError(f"price table {os.fspath(p)} must be a .json or .toml file")
     try:

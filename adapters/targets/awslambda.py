@@ -119,7 +119,7 @@ class LambdaFunction(Target):
     regex, json_field, unit : optional
         Read the value from the function's response instead.
     label : str, optional
-        Label for the record.
+        Label for the record (default: ``"lambda <name>[:<qualifier>]"``).
 
     Examples
     --------

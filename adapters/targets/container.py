@@ -80,7 +80,7 @@ class Container(Target):
     regex, json_field, unit : optional
         Read the value from the output instead of timing the call.
     label : str, optional
-        Label for the record.
+        Label for the record (default: the engine, mode, image and command).
 
     Examples
     --------

@@ -52,7 +52,7 @@ class HttpFunction(Target):
     regex, json_field, unit : optional
         Read the value from the response body instead of timing the request.
     label : str, optional
-        Label for the record.
+        Label for the record (default: the method and URL, ``"GET http://..."``).
 
     Examples
     --------

@@ -125,7 +125,7 @@ class SSH(Target):
     regex, json_field, unit : optional
         Read the value from the remote output instead of timing the call.
     label : str, optional
-        Label for the record.
+        Label for the record (default: ``"ssh <destination> <command>"``).
 
     Examples
     --------

@@ -52,7 +52,7 @@ def change_replicates(
     Returns
     -------
     numpy.ndarray
-        Shape ``(n_resamples,)``.
+        The resampled relative changes, shape ``(n_resamples,)``.
 
     Examples
     --------

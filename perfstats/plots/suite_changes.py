@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..change import change_bounds
 from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:
@@ -21,24 +21,17 @@ SORTS = ("estimate", "name", "none")
 def _bounds(name: str, result: Any) -> tuple[float, float, float]:
     # A Comparison carries its RelativeChange as .change.
     source = getattr(result, "change", result)
+    keys = ("estimate", "low", "high")
     if isinstance(source, Mapping):
-        fields = (source.get("estimate"), source.get("low"), source.get("high"))
+        fields = [source.get(key) for key in keys]
     else:
-        fields = (
-            getattr(source, "estimate", None),
-            getattr(source, "low", None),
-            getattr(source, "high", None),
-        )
-    try:
-        est, low, high = (float(v) for v in fields)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"results[{name!r}] needs numeric estimate, low and high "
-            f"(a RelativeChange or a Comparison); got {type(result).__name__}"
-        ) from None
-    if math.isnan(est) or math.isnan(low) or math.isnan(high) or low > high:
-        raise ValueError(f"results[{name!r}] has an invalid interval: {est} [{low}, {high}]")
-    return est, low, high
+        fields = [getattr(source, key, None) for key in keys]
+    return change_bounds(
+        result,
+        f"results[{name!r}]",
+        fields=fields,
+        accepts="a RelativeChange, a Comparison or a mapping",
+    )
 
 
 def change_frame(results: Mapping[str, Any] | pd.DataFrame) -> pd.DataFrame:

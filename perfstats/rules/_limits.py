@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from .._validation import check_int
 from ..decision import Decision
-from ..wording import runs
+from ..wording import pct, runs
 
 
 def check_max_n(max_n: Any, min_n: int) -> int:
@@ -67,3 +67,35 @@ def settle(
     if n >= rule.max_n:
         return out_of_runs(rule.name, n, rule.max_n, what, details)
     return Decision(stop=False, n=n, rule=rule.name, reason=wait_reason, details=details)
+
+
+def settle_under(
+    rule: Budgeted,
+    n: int,
+    value: float,
+    limit: float,
+    *,
+    said: str,
+    mean: float,
+    relative: str,
+    details: Mapping[str, Any],
+    what: str,
+) -> Decision:
+    """:func:`settle` once ``value``, a measure relative to a positive ``mean``, is under ``limit``.
+
+    ``said`` states the value; ``relative`` names the measure for the reason given when the
+    mean is not positive (``"the mean is 0; <relative> needs a positive mean"``).
+    """
+    return settle(
+        rule,
+        n,
+        settled=value < limit,
+        details=details,
+        stop_reason=f"{said}, below the {pct(limit)} threshold",
+        wait_reason=(
+            f"{said}; needs under {pct(limit)}"
+            if mean > 0.0
+            else f"the mean is {mean:.6g}; {relative} needs a positive mean"
+        ),
+        what=what,
+    )

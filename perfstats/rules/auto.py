@@ -58,10 +58,8 @@ class Auto(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP, Section IV-c: the meta-heuristic that picks a stopping rule for the
+    distribution it sees; full entry in :mod:`perfstats.rules.sharp`.
 
     Examples
     --------
@@ -126,7 +124,7 @@ class Auto(Rule):
         if kind in _STOP_AT_ONCE:
             details["delegate"] = None
             reason = f"runs look {kind}: {_STOP_AT_ONCE[kind]}"
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
+            return self._decision(True, n, reason, details)
         delegate = self.delegates[kind]
         inner = delegate.check(data)
         details.update({"delegate": delegate.name, "delegate_details": dict(inner.details)})
@@ -136,6 +134,6 @@ class Auto(Rule):
                 f"reached the budget of {runs(self.max_n)}; runs look {kind} and "
                 f"{delegate.name} had not stopped ({inner.reason})"
             )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details=details)
+            return self._decision(True, n, reason, details)
         reason = f"runs look {kind}, so {delegate.name} decides: {inner.reason}"
-        return Decision(stop=inner.stop, n=n, rule=self.name, reason=reason, details=details)
+        return self._decision(inner.stop, n, reason, details)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,25 @@ class Rule(ABC):
         """
         return aliases_of(cls.__init__)
 
+    def _decision(
+        self, stop: bool, n: int, reason: str, details: Mapping[str, Any] | None = None
+    ) -> Decision:
+        """This rule's :class:`Decision` on ``n`` runs (``details`` default to none).
+
+        Examples
+        --------
+        >>> from perfstats.rules import Fixed
+        >>> Fixed(n=3)._decision(False, 2, "2 of 3 runs done", {"n": 3})
+        Decision(continue at n=2, rule='Fixed': 2 of 3 runs done)
+        """
+        return Decision(
+            stop=stop,
+            n=n,
+            rule=self.name,
+            reason=reason,
+            details={} if details is None else details,
+        )
+
     @abstractmethod
     def _decide(self, data: np.ndarray) -> Decision:
         """Judge ``data`` (validated, ``len(data) >= min_n``)."""
@@ -113,13 +133,8 @@ class Rule(ABC):
         """
         x = as_sample(data, "data")
         if x.size < self.min_n:
-            return Decision(
-                stop=False,
-                n=int(x.size),
-                rule=self.name,
-                reason=f"{runs(x.size)} so far; {self.name} needs at least {self.min_n}",
-                details={"min_n": self.min_n},
-            )
+            reason = f"{runs(x.size)} so far; {self.name} needs at least {self.min_n}"
+            return self._decision(False, int(x.size), reason, {"min_n": self.min_n})
         return self._decide(x)
 
     def __repr__(self) -> str:

@@ -10,10 +10,7 @@ changing (Laaber et al.). Metior found both stop too early on cloud data
 
 References
 ----------
-.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
-   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
-   IEEE/ACM International Conference on Automated Software Engineering
-   (ASE), 2021.
+.. [He2021] He et al., Metior, ASE 2021; see the References of :mod:`perfstats.rules.metior`.
 """
 
 from __future__ import annotations
@@ -24,12 +21,13 @@ from typing import Any
 import numpy as np
 
 from .._rng import RNGLike
-from .._validation import check_int, check_level, check_positive
+from .._validation import check_int, check_positive
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
-from ..quantile_spec import Statistic, parse_statistic, point_estimate
+from ..quantile_spec import Statistic, point_estimate
 from ..wording import pct, reaches, statistic_label
-from ._seeds import CURRENT, base_seed, judgement_seed
+from ._options import check_estimate, check_resampling, resampling_config
+from ._seeds import CURRENT, judgement_seed
 from .base import Rule
 
 
@@ -84,13 +82,10 @@ class BasicBootstrap(Rule):
         n_resamples: int = 1000,
         rng: RNGLike = None,
     ) -> None:
-        self.error = check_positive(error, "error")
-        self.level = check_level(level)
-        self.statistic = parse_statistic(statistic, strict=True)
+        self.error, self.level, self.statistic = check_estimate(error, level, statistic)
         self._interval = check_int(interval, "interval", minimum=1)
         self._min_n = check_int(min_n, "min_n", minimum=2)
-        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
-        self.seed = base_seed(rng)
+        self.n_resamples, self.seed = check_resampling(n_resamples, rng, minimum=2)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -99,8 +94,7 @@ class BasicBootstrap(Rule):
             "statistic": self.statistic,
             "interval": self._interval,
             "min_n": self._min_n,
-            "n_resamples": self.n_resamples,
-            "rng": self.seed,
+            **resampling_config(self),
         }
 
     def _decide(self, data: np.ndarray) -> Decision:
@@ -121,19 +115,10 @@ class BasicBootstrap(Rule):
         stop = estimate - band < low and high < estimate + band
         label = statistic_label(self.statistic)
         verdict = "within the allowed" if stop else "needs under"
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=f"{label} CI {reaches(rel, f'from the {label}')}; {verdict} {pct(self.error)}",
-            details={
-                "estimate": estimate,
-                "low": low,
-                "high": high,
-                "rel_error": rel,
-                "error": self.error,
-            },
-        )
+        reason = f"{label} CI {reaches(rel, f'from the {label}')}; {verdict} {pct(self.error)}"
+        details = {"estimate": estimate, "low": low, "high": high, "rel_error": rel}
+        details["error"] = self.error
+        return self._decision(stop, n, reason, details)
 
 
 class CoV(Rule):
@@ -194,16 +179,12 @@ class CoV(Rule):
             if stop
             else f"needs at most {self.threshold:.4f}"
         )
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=(
-                f"CoV moved by {spread:.4f} over the last {self.window} judgements "
-                f"(now {covs[0]:.4f}); {verdict}"
-            ),
-            details={"covs": covs, "sizes": sizes, "spread": spread, "threshold": self.threshold},
+        reason = (
+            f"CoV moved by {spread:.4f} over the last {self.window} judgements "
+            f"(now {covs[0]:.4f}); {verdict}"
         )
+        details = {"covs": covs, "sizes": sizes, "spread": spread, "threshold": self.threshold}
+        return self._decision(stop, n, reason, details)
 
 
 def _cov(x: np.ndarray) -> float:

@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from .._rng import RNGLike
-from .._validation import check_fraction, check_int, check_positive
+from .._validation import check_fraction, check_positive
 from ..autocorrelation import acf
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..wording import pct, runs
 from ._limits import check_limits, limits_config, settle
-from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
+from ._options import check_resampling, resampling_config
+from ._seeds import CURRENT, PREVIOUS, judgement_seed
 from .base import Rule
 
 
@@ -73,10 +74,7 @@ class BlockBootstrapMeans(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 
     H. R. Kunsch, "The Jackknife and the Bootstrap for General Stationary
     Observations", The Annals of Statistics 17(3), 1217-1241, 1989.
@@ -109,16 +107,14 @@ class BlockBootstrapMeans(Rule):
         self._min_n, self.max_n, self._interval = check_limits(
             min_n, max_n, interval, least_min_n=3
         )
-        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=10)
-        self.seed = base_seed(rng)
+        self.n_resamples, self.seed = check_resampling(n_resamples, rng, minimum=10)
 
     def config(self) -> dict[str, Any]:
         return {
             "error": self.error,
             "acf_cutoff": self.acf_cutoff,
             **limits_config(self),
-            "n_resamples": self.n_resamples,
-            "rng": self.seed,
+            **resampling_config(self),
         }
 
     def _boot_mean(self, x: np.ndarray, b: int, role: int) -> float:
@@ -140,7 +136,7 @@ class BlockBootstrapMeans(Rule):
                 f"{runs(n)} so far; comparing with the previous runs needs more than "
                 f"{runs(self._interval + 1)}"
             )
-            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(False, n, reason, {})
         b = decorrelation_lag(data, cutoff=self.acf_cutoff)
         cur = self._boot_mean(data, b, CURRENT)
         pre = self._boot_mean(previous, b, PREVIOUS)

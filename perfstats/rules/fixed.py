@@ -42,14 +42,9 @@ class Fixed(Rule):
         return {"n": self.n}
 
     def _decide(self, data: np.ndarray) -> Decision:
-        return Decision(
-            stop=True,
-            n=int(data.size),
-            rule=self.name,
-            reason=(
-                f"{data.size} of {runs(self.n)} done"
-                if data.size <= self.n
-                else f"{runs(int(data.size))} done, past the fixed count of {self.n}"
-            ),
-            details={"n": self.n},
+        reason = (
+            f"{data.size} of {runs(self.n)} done"
+            if data.size <= self.n
+            else f"{runs(int(data.size))} done, past the fixed count of {self.n}"
         )
+        return self._decision(True, int(data.size), reason, {"n": self.n})

@@ -59,10 +59,7 @@ class GMM(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
 
     G. Schwarz, "Estimating the Dimension of a Model", The Annals of
     Statistics 6(2), 461-464, 1978.
@@ -145,17 +142,17 @@ class GMM(Rule):
                 f"all {runs(n)} are equal; there is no distribution to model, "
                 f"and more runs add nothing"
             )
-            return Decision(stop=True, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(True, n, reason, {})
         previous = data[: n - self._interval]
         if previous.size < 4:
             reason = (
                 f"{runs(n)} so far; comparing with the previous runs needs more than "
                 f"{runs(self._interval + 3)}"
             )
-            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(False, n, reason, {})
         if float(previous.max()) == float(previous.min()):
             reason = f"the previous {runs(previous.size)} are all equal; a mixture needs spread"
-            return Decision(stop=False, n=n, rule=self.name, reason=reason, details={})
+            return self._decision(False, n, reason, {})
         before = self._previous(previous)
         now = self._near(data, before)
         self._memo = (data.copy(), now)

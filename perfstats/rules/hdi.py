@@ -8,13 +8,14 @@ import numpy as np
 
 from .._deprecation import renamed
 from .._rng import RNGLike
-from .._validation import check_choice, check_fraction, check_int, check_positive
+from .._validation import check_choice, check_fraction, check_positive
 from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..highest_density import hdi
 from ..wording import pct
-from ._limits import check_limits, limits_config, settle
-from ._seeds import CURRENT, base_seed, judgement_seed
+from ._limits import check_limits, limits_config, settle_under
+from ._options import check_resampling, resampling_config
+from ._seeds import CURRENT, judgement_seed
 from .base import Rule
 
 OF = ("sample", "mean")
@@ -59,10 +60,8 @@ class HDI(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP (its stopping rules, Section IV-c); the full entry is in the
+    References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------
@@ -103,8 +102,7 @@ class HDI(Rule):
         self._min_n, self.max_n, self._interval = check_limits(
             min_n, max_n, interval, least_min_n=max(2, int(np.ceil(1 / self.probability)))
         )
-        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=10)
-        self.seed = base_seed(rng)
+        self.n_resamples, self.seed = check_resampling(n_resamples, rng, minimum=10)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -112,8 +110,7 @@ class HDI(Rule):
             "probability": self.probability,
             "of": self.of,
             **limits_config(self),
-            "n_resamples": self.n_resamples,
-            "rng": self.seed,
+            **resampling_config(self),
         }
 
     def _decide(self, data: np.ndarray) -> Decision:
@@ -141,17 +138,14 @@ class HDI(Rule):
             "of": self.of,
         }
         label = f"{self.probability:.0%} {what}"
-        said = f"the {label} spans {pct(width)} of the mean"
-        return settle(
+        return settle_under(
             self,
             n,
-            settled=width < self.error,
+            width,
+            self.error,
+            said=f"the {label} spans {pct(width)} of the mean",
+            mean=mean,
+            relative="a width relative to it",
             details=details,
-            stop_reason=f"{said}, below the {pct(self.error)} threshold",
-            wait_reason=(
-                f"{said}; needs under {pct(self.error)}"
-                if mean > 0.0
-                else f"the mean is {mean:.6g}; a width relative to it needs a positive mean"
-            ),
             what=f"the {what} narrowing under {pct(self.error)} of the mean",
         )

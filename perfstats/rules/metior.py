@@ -1,6 +1,6 @@
 """Metior: stop when more runs no longer move the statistic, by block bootstrap.
 
-He, Lin, Wang et al., "Performance Testing for Cloud Computing with
+He, Liu, Lama et al., "Performance Testing for Cloud Computing with
 Dependent Data Bootstrapping" (ASE 2021; He et al. 2021),
 Section III-B and Figure 6b. ``S`` holds the runs of the previous intervals
 and ``S'`` all runs. Both are block-bootstrapped (the Politis-White block
@@ -204,13 +204,8 @@ class Metior(Rule):
         if not np.all(np.isfinite(delta)):
             # A resampled statistic of zero leaves the relative change undefined.
             details["change"] = math.inf
-            return Decision(
-                stop=False,
-                n=n,
-                rule=self.name,
-                reason=f"a resampled {label} is zero, so its relative change is undefined",
-                details=details,
-            )
+            reason = f"a resampled {label} is zero, so its relative change is undefined"
+            return self._decision(False, n, reason, details)
         if self.form == "absolute":
             change = float(np.quantile(np.abs(delta), self.level))
             details["change"] = change
@@ -230,4 +225,4 @@ class Metior(Rule):
                 f"{self.level:.0%} CI of the {label}'s relative change is "
                 f"[{pct(low)}, {pct(high)}]; {verdict} ±{pct(self.error)}"
             )
-        return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)
+        return self._decision(stop, n, reason, details)

@@ -1,7 +1,7 @@
 """PT4Cloud: stop when the distribution no longer changes between run intervals.
 
-He, Lin, Wang et al., "A Statistics-Based Performance Testing Methodology
-for Cloud Applications" (ESEC/FSE 2019), as summarised and evaluated by
+He, Manns, Saunders et al., "A Statistics-Based Performance Testing Methodology
+for Cloud Applications" (ESEC/FSE 2019) [He2019]_, as summarised and evaluated by
 SuperFlow (Wen et al. 2023, Section 2) and Metior (He et al. 2021,
 Section IV): the similarity probability between the runs of the previous
 intervals ``S_pre`` and all runs ``S_cur`` (Gaussian KDEs compared by a
@@ -9,12 +9,13 @@ symmetric KL divergence) must reach an objective probability ``p0`` (90%).
 
 References
 ----------
-.. [Wen2023] J. Wen, Z. Chen, F. Sarro and X. Liu, "SuperFlow: Performance Testing
-   for Serverless Computing", arXiv:2306.01620, 2023.
-.. [He2021] S. He, T. Liu, P. Lama, J. Lee, I. K. Kim and W. Wang, "Performance
-   Testing for Cloud Computing with Dependent Data Bootstrapping", 36th
-   IEEE/ACM International Conference on Automated Software Engineering
-   (ASE), 2021.
+.. [He2019] S. He, G. Manns, J. Saunders, W. Wang, L. Pollock and M. L. Soffa, "A
+   Statistics-Based Performance Testing Methodology for Cloud Applications",
+   27th ACM Joint European Software Engineering Conference and Symposium on the
+   Foundations of Software Engineering (ESEC/FSE), 2019, pp. 188-199.
+.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+   :mod:`perfstats.rules.superflow`.
+.. [He2021] He et al., Metior, ASE 2021; see the References of :mod:`perfstats.rules.metior`.
 """
 
 from __future__ import annotations
@@ -73,12 +74,9 @@ class PT4Cloud(Rule):
         if previous.max() == previous.min():  # ptp would overflow near 1e308
             # A Gaussian KDE needs spread (its Scott bandwidth would be 0);
             # PT4Cloud has no answer until the runs differ.
-            return Decision(
-                stop=False,
-                n=n,
-                rule=self.name,
-                reason=f"the previous {previous.size} runs are all equal; a KDE needs spread",
-                details={"similarity": float("nan"), "threshold": self.threshold},
+            reason = f"the previous {previous.size} runs are all equal; a KDE needs spread"
+            return self._decision(
+                False, n, reason, {"similarity": float("nan"), "threshold": self.threshold}
             )
         similarity = float(kl_similarity(previous, data))
         stop = similarity >= self.threshold
@@ -87,10 +85,7 @@ class PT4Cloud(Rule):
             if stop
             else f"needs at least {pct(self.threshold)}"
         )
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=f"similarity of the previous and current runs is {pct(similarity)}; {verdict}",
-            details={"similarity": similarity, "threshold": self.threshold},
+        reason = f"similarity of the previous and current runs is {pct(similarity)}; {verdict}"
+        return self._decision(
+            stop, n, reason, {"similarity": similarity, "threshold": self.threshold}
         )

@@ -11,7 +11,7 @@ from .._deprecation import renamed
 from .._validation import check_positive, power_of_two_scale
 from ..decision import Decision
 from ..wording import pct
-from ._limits import check_limits, limits_config, settle
+from ._limits import check_limits, limits_config, settle_under
 from .base import Rule
 
 
@@ -35,10 +35,7 @@ class RSE(Rule):
 
     References
     ----------
-    V. Mittal, P. Bruel, M. Faloutsos, D. Milojicic and E. Frachtenberg,
-    "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript, Hewlett Packard Labs and University of
-    California, Riverside (undated; its newest reference is from 2023).
+    Mittal et al., SHARP, Section IV-c; see the References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------
@@ -82,17 +79,14 @@ class RSE(Rule):
         sd = float(np.std(data * s, ddof=1)) / s
         rse = sd / math.sqrt(n) / mean if mean > 0.0 else math.inf
         details = {"mean": mean, "sd": sd, "rse": rse, "threshold": self.error}
-        said = f"the relative standard error of the mean is {pct(rse)}"
-        return settle(
+        return settle_under(
             self,
             n,
-            settled=rse < self.error,
+            rse,
+            self.error,
+            said=f"the relative standard error of the mean is {pct(rse)}",
+            mean=mean,
+            relative="a relative standard error",
             details=details,
-            stop_reason=f"{said}, below the {pct(self.error)} threshold",
-            wait_reason=(
-                f"{said}; needs under {pct(self.error)}"
-                if mean > 0.0
-                else f"the mean is {mean:.6g}; a relative standard error needs a positive mean"
-            ),
             what=f"the relative standard error falling under {pct(self.error)}",
         )

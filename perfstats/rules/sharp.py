@@ -101,13 +101,8 @@ class CIWidth(Rule):
         }
         if mean <= 0.0:
             details["relative_half_width"] = math.inf
-            return Decision(
-                stop=False,
-                n=n,
-                rule=self.name,
-                reason=f"the mean is {mean:.6g}; a width relative to it needs a positive mean",
-                details=details,
-            )
+            reason = f"the mean is {mean:.6g}; a width relative to it needs a positive mean"
+            return self._decision(False, n, reason, details)
         rel = half / mean
         details["relative_half_width"] = rel
         stop = rel < self.error
@@ -117,7 +112,7 @@ class CIWidth(Rule):
             else f"needs under {pct(self.error)}"
         )
         reason = f"the mean's {self.level:.0%} CI {reaches(rel, 'of the mean')}; {verdict}"
-        return Decision(stop=stop, n=n, rule=self.name, reason=reason, details=details)
+        return self._decision(stop, n, reason, details)
 
 
 class KSHalves(Rule):
@@ -135,7 +130,7 @@ class KSHalves(Rule):
     min_n : int, default 5
         Never stop on fewer runs (at least 2: one per half).
     interval : int, default 1
-        Runs between judgements; SHARP judges after every run.
+        As :class:`CIWidth`.
 
     Examples
     --------
@@ -173,10 +168,5 @@ class KSHalves(Rule):
             f"KS between the first {half} and the last {n - half} runs is {statistic:.3f}; "
             f"{verdict}"
         )
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=reason,
-            details={"ks": statistic, "pvalue": float(result.pvalue), "threshold": self.threshold},
-        )
+        details = {"ks": statistic, "pvalue": float(result.pvalue), "threshold": self.threshold}
+        return self._decision(stop, n, reason, details)

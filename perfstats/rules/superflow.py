@@ -182,12 +182,11 @@ class SuperFlow(Rule):
         current = self._judge(data)
         self._memo = (data.copy(), current)
         stop = current.accurate and previous.accurate
-        return Decision(
-            stop=stop,
-            n=n,
-            rule=self.name,
-            reason=self._reason(current, previous, stop),
-            details={
+        return self._decision(
+            stop,
+            n,
+            self._reason(current, previous, stop),
+            {
                 "current": _interval_details(current.intervals),
                 "previous": _interval_details(previous.intervals),
                 "current_accurate": current.accurate,
