@@ -124,11 +124,14 @@ def percentile_ci(
     rng : None, int or numpy.random.Generator
         Seed for the resampling methods (SPEC 7). The same seed gives the
         same interval whatever the number of threads.
-    engine : {"auto", "order", "direct"}, default "auto"
+    engine : {"auto", "order", "direct", "chain"}, default "auto"
         How resampled quantiles are drawn. ``"bootstrap"``: ``"order"``
         draws each resample's order statistics around the wanted ranks
         (sequential Beta draws over the sorted sample, O(log n) per
-        quantile instead of O(n) per resample); ``"direct"`` draws every
+        quantile instead of O(n) per resample); ``"chain"`` draws the
+        order statistics of all wanted ranks in one ascending chain of
+        Beta spacings (O(1) per quantile at any n; a quantile's values then
+        depend on the other quantiles asked); ``"direct"`` draws every
         resampled point and counts ranks (the resamples of
         :func:`perfstats.bootstrap_distribution` with a callable statistic,
         value for value); ``"auto"`` takes ``"order"`` from n = 2,048 on.
@@ -191,7 +194,7 @@ def percentile_ci(
     elif method == "exact-bootstrap":
         lows, highs = exact_bootstrap_bounds(sorted_x, qs, lvl)
     elif method == "bootstrap" and use_order_engine(eng, x.size):
-        boot = iid_quantiles(sorted_x, qs, n_res, stream_key(rng))
+        boot = iid_quantiles(sorted_x, qs, n_res, stream_key(rng), eng)
         bounds = np.quantile(boot, [tail, 1.0 - tail], axis=0)
         lows, highs = bounds[0], bounds[1]
     else:

@@ -240,3 +240,130 @@ def binomial(state: np.uint64, n: int, p: float) -> tuple[np.uint64, int]:
         if np.float64(v >> np.uint64(11)) * _INV53 < p:
             x += 1
     return state, x
+
+
+# --- Order-statistic chains: O(k) per resample --------------------------------
+#
+# The ranks a call needs are known before any resample is drawn, so instead of
+# descending the bisection tree for each of them, one resample's uniform order
+# statistics at those ranks are drawn in ascending order, each from the last:
+# given U_(a) = u, the spacing to U_(b) (b > a) scaled by 1 - u is
+# Beta(b - a, m + 1 - b) (the uniforms above u are uniform on (u, 1); Devroye
+# 1986, Ch. V.2). A resample of k quantiles then costs at most 2k Beta draws,
+# whatever n. The values of one quantile do depend on which other quantiles
+# the call asks for (unlike the bisection above): same distribution, other
+# numbers.
+
+
+@nb.njit(cache=True)
+def chain_plan(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct 1-based uniform ranks ``qs`` need, ascending, and where each quantile reads.
+
+    Returns ``(ranks, lo_slot, hi_slot, weight)``: quantile ``i`` of a
+    resample of ``n`` is ``lerp(v[lo_slot[i]], v[hi_slot[i]], weight[i])``
+    with ``v[t]`` the resample's order statistic of rank ``ranks[t]``.
+    """
+    nq = qs.size
+    wanted = np.empty(2 * nq, np.int64)
+    weight = np.empty(nq)
+    for i in range(nq):
+        r_lo, r_hi, g = linear_position(n, qs[i])
+        wanted[2 * i] = r_lo + 1
+        wanted[2 * i + 1] = r_hi + 1
+        weight[i] = g
+    ordered = np.sort(wanted)
+    ranks = np.empty(ordered.size, np.int64)
+    k = 0
+    for r in ordered:
+        if k == 0 or ranks[k - 1] != r:
+            ranks[k] = r
+            k += 1
+    ranks = ranks[:k]
+    lo_slot = np.empty(nq, np.int64)
+    hi_slot = np.empty(nq, np.int64)
+    for i in range(nq):
+        lo_slot[i] = np.searchsorted(ranks, wanted[2 * i])
+        hi_slot[i] = np.searchsorted(ranks, wanted[2 * i + 1])
+    return ranks, lo_slot, hi_slot, weight
+
+
+@nb.njit(cache=True)
+def chain_quantiles(
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    lo_slot: np.ndarray,
+    hi_slot: np.ndarray,
+    weight: np.ndarray,
+    state: np.uint64,
+    values: np.ndarray,
+    out: np.ndarray,
+) -> np.uint64:
+    """One i.i.d. resample's quantiles (plan of :func:`chain_plan`) into ``out``.
+
+    ``values`` is scratch of ``ranks.size``; returns the advanced stream state.
+    """
+    n = sorted_x.size
+    u = 0.0
+    prev = 0
+    for t in range(ranks.size):
+        a = ranks[t]
+        state, z = beta(state, a - prev, n + 1 - a)
+        u = u + (1.0 - u) * z
+        values[t] = sorted_x[min(int(n * u), n - 1)]
+        prev = a
+    for i in range(out.size):
+        out[i] = lerp(values[lo_slot[i]], values[hi_slot[i]], weight[i])
+    return state
+
+
+@nb.njit(cache=True)
+def _chain_chunk(
+    sorted_x: np.ndarray,
+    qs: np.ndarray,
+    first: int,
+    last: int,
+    key: np.uint64,
+    out: np.ndarray,
+) -> None:
+    ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
+    values = np.empty(ranks.size)
+    row = np.empty(qs.size)
+    for r in range(first, last):
+        chain_quantiles(
+            sorted_x, ranks, lo_slot, hi_slot, weight, stream_state(key, r), values, row
+        )
+        for i in range(qs.size):
+            out[r, i] = row[i]
+
+
+@nb.njit(cache=True)
+def chain_resample_quantiles_serial(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``, by chains."""
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in range(chunks):
+        _chain_chunk(
+            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
+        )
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def chain_resample_quantiles_parallel(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """The parallel twin of :func:`chain_resample_quantiles_serial` (the same numbers)."""
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in nb.prange(chunks):
+        _chain_chunk(
+            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
+        )
+    return out
+
+
+def chain_work(n_quantiles: int, n_resamples: int) -> int:
+    """Work of the chain kernels in the units of ``threads`` (about 40 per Beta draw)."""
+    return int(n_resamples * 2 * max(n_quantiles, 1) * 40)
