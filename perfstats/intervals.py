@@ -16,7 +16,7 @@ import numpy as np
 
 from ._kernels.exact import exact_bootstrap_bounds
 from ._kernels.order import normal_order_bounds, order_bounds
-from ._kernels.quantile import sorted_quantiles
+from ._kernels.quantile import column_quantiles, sorted_quantiles
 from ._resampling import (
     check_engine,
     iid_quantiles,
@@ -40,6 +40,28 @@ def _normal_z(level: float) -> float:
     if level == 0.95:
         return 1.96
     return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def resample_bounds(boot: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile-bootstrap bounds of each column of ``boot`` (resamples in rows).
+
+    The ``tail`` and ``1 - tail`` quantiles of every column, equal value for
+    value to ``numpy.quantile(boot, [tail, 1 - tail], axis=0)``, from one
+    sorted copy of each column in a compiled kernel (no per-call NumPy
+    overhead on the few thousand replicates of a rule's decision).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.intervals import resample_bounds
+    >>> boot = np.column_stack([np.arange(101.0), -np.arange(101.0)])
+    >>> lows, highs = resample_bounds(boot, 0.025)
+    >>> lows.tolist(), highs.tolist()
+    ([2.5, -97.5], [97.5, -2.5])
+    """
+    qs = np.array([tail, 1.0 - tail])
+    bounds = column_quantiles(np.ascontiguousarray(boot, dtype=np.float64), qs)
+    return bounds[0], bounds[1]
 
 
 @overload
@@ -195,14 +217,12 @@ def percentile_ci(
         lows, highs = exact_bootstrap_bounds(sorted_x, qs, lvl)
     elif method == "bootstrap" and use_order_engine(eng, x.size):
         boot = iid_quantiles(sorted_x, qs, n_res, stream_key(rng), eng)
-        bounds = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-        lows, highs = bounds[0], bounds[1]
+        lows, highs = resample_bounds(boot, tail)
     else:
         if method == "bootstrap":
             scheme = make_scheme(x, None, block_kind)
         boot = resampled_stats(scheme, qs, False, n_res, stream_key(rng), eng)
-        bounds = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-        lows, highs = bounds[0], bounds[1]
+        lows, highs = resample_bounds(boot, tail)
 
     estimates = sorted_quantiles(sorted_x, qs)
     out = tuple(

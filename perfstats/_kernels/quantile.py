@@ -43,3 +43,31 @@ def sorted_quantiles(sorted_x: np.ndarray, qs: np.ndarray) -> np.ndarray:
         lo, hi, g = linear_position(m, qs[i])
         out[i] = lerp(sorted_x[lo], sorted_x[hi], g)
     return out
+
+
+@nb.njit(cache=True)
+def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """Quantiles ``qs`` of each column of ``values``, shape ``(len(qs), columns)``.
+
+    ``numpy.quantile(values, qs, axis=0)`` value for value (a column holding
+    a NaN gives NaN), from one sorted copy of each column.
+    """
+    m = values.shape[0]
+    k = values.shape[1]
+    out = np.empty((qs.size, k))
+    col = np.empty(m)
+    for j in range(k):
+        nan = False
+        for i in range(m):
+            v = values[i, j]
+            col[i] = v
+            if v != v:
+                nan = True
+        if nan:
+            out[:, j] = np.nan
+            continue
+        col.sort()
+        for t in range(qs.size):
+            lo, hi, g = linear_position(m, qs[t])
+            out[t, j] = lerp(col[lo], col[hi], g)
+    return out
