@@ -246,13 +246,15 @@ def binomial(state: np.uint64, n: int, p: float) -> tuple[np.uint64, int]:
 #
 # The ranks a call needs are known before any resample is drawn, so instead of
 # descending the bisection tree for each of them, one resample's uniform order
-# statistics at those ranks are drawn in ascending order, each from the last:
-# given U_(a) = u, the spacing to U_(b) (b > a) scaled by 1 - u is
-# Beta(b - a, m + 1 - b) (the uniforms above u are uniform on (u, 1); Devroye
-# 1986, Ch. V.2). A resample of k quantiles then costs at most 2k Beta draws,
-# whatever n. The values of one quantile do depend on which other quantiles
-# the call asks for (unlike the bisection above): same distribution, other
-# numbers.
+# statistics at those ranks are drawn together from their spacings: with
+# G_a the sum of a i.i.d. Exp(1) variates, (U_(1), ..., U_(m)) has the law of
+# (G_1, ..., G_m) / G_(m+1) (Devroye 1986, Ch. V.2), so the order statistics
+# at ranks r_1 < ... < r_k are the partial sums of k + 1 independent
+# Gamma(r_1), Gamma(r_2 - r_1), ..., Gamma(m + 1 - r_k) gaps over their
+# total. A resample of k quantiles then costs at most 2k + 1 Gamma draws
+# (gaps of one, the upper rank of each quantile, are exponentials) whatever
+# n. The values of one quantile do depend on which other quantiles the call
+# asks for (unlike the bisection above): same distribution, other numbers.
 
 
 @nb.njit(cache=True)
@@ -288,6 +290,29 @@ def chain_plan(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @nb.njit(cache=True)
+def _gap(state: np.uint64, shape: int, spare: float) -> tuple[np.uint64, float, float]:
+    """Gamma(shape, 1) for an integer shape >= 1, and the spare normal left.
+
+    A Box-Muller pair gives two normals; the second (``spare``, NaN when
+    none is left) is the first try of the next gap.
+    """
+    if shape == 1:
+        state, u = _open_unit(state)
+        return state, -math.log(u), spare
+    if spare == spare:
+        z = spare
+        spare = math.nan
+    else:
+        state, u1 = _open_unit(state)
+        state, u2 = _open_unit(state)
+        r = math.sqrt(-2.0 * math.log(u1))
+        z = r * math.cos(_TWO_PI * u2)
+        spare = r * math.sin(_TWO_PI * u2)
+    state, g = _gamma(state, float(shape), z)
+    return state, g, spare
+
+
+@nb.njit(cache=True)
 def chain_quantiles(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
@@ -295,24 +320,30 @@ def chain_quantiles(
     hi_slot: np.ndarray,
     weight: np.ndarray,
     state: np.uint64,
-    values: np.ndarray,
+    sums: np.ndarray,
     out: np.ndarray,
 ) -> np.uint64:
     """One i.i.d. resample's quantiles (plan of :func:`chain_plan`) into ``out``.
 
-    ``values`` is scratch of ``ranks.size``; returns the advanced stream state.
+    ``sums`` is scratch of ``ranks.size``; returns the advanced stream state.
     """
     n = sorted_x.size
-    u = 0.0
+    total = 0.0
     prev = 0
+    spare = math.nan
     for t in range(ranks.size):
         a = ranks[t]
-        state, z = beta(state, a - prev, n + 1 - a)
-        u = u + (1.0 - u) * z
-        values[t] = sorted_x[min(int(n * u), n - 1)]
+        state, g, spare = _gap(state, a - prev, spare)
+        total += g
+        sums[t] = total
         prev = a
+    state, g, spare = _gap(state, n + 1 - prev, spare)
+    total += g
+    for t in range(ranks.size):
+        # sums[t] / total is U_(ranks[t]); the scratch now takes its sample value.
+        sums[t] = sorted_x[min(int(n * (sums[t] / total)), n - 1)]
     for i in range(out.size):
-        out[i] = lerp(values[lo_slot[i]], values[hi_slot[i]], weight[i])
+        out[i] = lerp(sums[lo_slot[i]], sums[hi_slot[i]], weight[i])
     return state
 
 
