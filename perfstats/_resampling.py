@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from ._kernels import band as kb
-from ._kernels import bucket as kbu
 from ._kernels import orderstat as ko
 from ._kernels import resample as kr
 from ._kernels.threads import run_kernel
@@ -102,17 +101,14 @@ def resampled_stats(
 ) -> np.ndarray:
     """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked.
 
-    Block schemes: long blocks go through the bucket engine (small
-    samples) or the band engine (large ones), and so do large samples (the
-    same numbers either way); under ``engine="auto"``, short fixed-length blocks
+    Block schemes: long blocks or large samples go through the band engine
+    (the same numbers); under ``engine="auto"``, short fixed-length blocks
     of a large sample go through block classes (the same distribution).
     """
     if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
         return band_stats(scheme, qs, n_resamples, key, classes=True)
     if not with_mean and qs.size and use_band_engine(scheme):
         return band_stats(scheme, qs, n_resamples, key)
-    if not with_mean and use_bucket_engine(scheme, qs.size):
-        return bucket_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
     out = kr.bootstrap_stats(
         scheme.sorted_x,
@@ -182,7 +178,7 @@ def iid_quantiles_chain(
     """Resampled quantiles ``qs`` of i.i.d. resamples, by order-statistic chains.
 
     Each resample's order statistics at the ranks the quantiles need are
-    drawn in one ascending chain of Beta spacings, so a resample of k
+    drawn in one ascending chain of Gamma spacings, so a resample of k
     quantiles costs O(k) whatever n. The same distribution as the direct
     resampling and as :func:`iid_quantiles`, not the same numbers; the
     quantiles of one call are one resample, but a quantile's values depend
@@ -222,60 +218,6 @@ def use_band_engine(scheme: Scheme) -> bool:
     if scheme.kind == kr.IID or not n < 2**31 - 1:
         return False
     return (n >= ORDER_MIN_N and block >= 8) or (n >= 2**18 and block >= 3)
-
-
-# Long blocks of small samples, for a few quantiles: rank buckets (bucket.py).
-BUCKET_MIN_BLOCK = 8
-BUCKET_MAX_QUANTILES = 4
-
-
-def use_bucket_engine(scheme: Scheme, n_quantiles: int) -> bool:
-    """Whether block-bootstrap quantiles of a small sample pay for rank buckets.
-
-    Below :data:`ORDER_MIN_N` points the band engine's bands would cover
-    most of the sample; buckets count one bucket per quantile instead, so
-    they pay for blocks of :data:`BUCKET_MIN_BLOCK` points or more and up
-    to :data:`BUCKET_MAX_QUANTILES` quantiles. Same numbers either way.
-    """
-    if scheme.kind == kr.IID or scheme.block is None:
-        return False
-    return (
-        1 <= n_quantiles <= BUCKET_MAX_QUANTILES
-        and scheme.sorted_x.size < ORDER_MIN_N
-        and scheme.block >= BUCKET_MIN_BLOCK
-    )
-
-
-def bucket_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64) -> np.ndarray:
-    """Block-bootstrap quantiles (columns in the order of ``qs``) from rank buckets.
-
-    The direct engine's numbers (see :mod:`perfstats._kernels.bucket`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from perfstats._resampling import bucket_stats, make_scheme
-    >>> x = np.random.default_rng(0).normal(size=500)
-    >>> boot = bucket_stats(make_scheme(x, 10, "moving"), np.array([0.5]), 200, np.uint64(3))
-    >>> boot.shape
-    (200, 1)
-    """
-    n = scheme.sorted_x.size
-    block = 1.0 if scheme.block is None else scheme.block
-    order = np.argsort(qs, kind="stable")
-    qs = np.ascontiguousarray(qs[order], dtype=np.float64)
-    n_buckets = kbu.bucket_count(n, qs.size, block)
-    edges, below, members = kbu.bucket_tables(scheme.ranks, n_buckets)
-    out: np.ndarray = run_kernel(
-        kbu.bucket_serial,
-        kbu.bucket_parallel,
-        kbu.bucket_work(n, qs.size, block, n_buckets, n_resamples),
-        scheme.sorted_x, qs, edges, below, members, n_resamples, np.uint64(key), scheme.kind,
-        float(block),
-    )  # fmt: skip
-    restored = np.empty_like(out)
-    restored[:, order] = out
-    return restored
 
 
 # Short blocks of large samples draw their plain blocks by class (see band.py).

@@ -64,7 +64,7 @@ def bootstrap_distribution(
         For a quantile: ``"order"`` draws an i.i.d. resample's order
         statistics around the quantile's rank (sequential Beta draws over
         the sorted sample, O(log n) per resample), ``"chain"`` the same
-        order statistics in one chain of Beta spacings (O(1) per resample),
+        order statistics in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` draws every
         point (the very resamples a callable receives). ``"auto"`` takes
         ``"order"`` from n = 2,048 on, and for short fixed-length blocks of

@@ -239,7 +239,7 @@ def relative_change(
         For a quantile without groups, unpaired or ``per_pair``: ``"order"``
         draws each resample's order statistics around the quantile's rank
         (O(log n) per resample, see :func:`perfstats.percentile_ci`),
-        ``"chain"`` in one chain of Beta spacings (O(1) per resample),
+        ``"chain"`` in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` counts every resampled point. Same distribution;
         ``"auto"`` takes ``"order"`` when every resampled sample has at
         least 2,048 points.

@@ -152,7 +152,7 @@ def percentile_ci(
         (sequential Beta draws over the sorted sample, O(log n) per
         quantile instead of O(n) per resample); ``"chain"`` draws the
         order statistics of all wanted ranks in one ascending chain of
-        Beta spacings (O(1) per quantile at any n; a quantile's values then
+        Gamma spacings (O(1) per quantile at any n; a quantile's values then
         depend on the other quantiles asked); ``"direct"`` draws every
         resampled point and counts ranks (the resamples of
         :func:`perfstats.bootstrap_distribution` with a callable statistic,

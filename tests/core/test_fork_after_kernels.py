@@ -23,9 +23,6 @@ CALLS: dict[str, Callable[[], Any]] = {
         X, [0.25, 0.5], method="bootstrap", rng=1, engine="direct"
     ),
     "percentile_ci/block": lambda: perfstats.percentile_ci(X, 0.5, method="block", rng=1),
-    "percentile_ci/block-buckets": lambda: perfstats.percentile_ci(
-        X[:1500], [0.25, 0.5], method="block", block_length=10, rng=1
-    ),
     "bootstrap_distribution": lambda: perfstats.bootstrap_distribution(X, "mean", rng=1),
     "relative_change": lambda: perfstats.relative_change(X, Y, rng=1, n_resamples=2000),
     "compare": lambda: perfstats.compare(X[:3000], Y[:3000], rng=1, n_resamples=2000),
