@@ -23,12 +23,18 @@ from perfstats._kernels.threads import one_thread
 
 @dataclass(frozen=True)
 class SpeedCase:
-    """One timed comparison: ``ratio = anchor_s / perfstats_s``."""
+    """One timed comparison: ``ratio = anchor_s / perfstats_s``.
+
+    ``reference_s``: the time a paper's public reference code took for the
+    same work on this machine (ANCHORS.md), when one was measured; the
+    ``vs_reference`` ratio is ``reference_s / perfstats_s``.
+    """
 
     name: str
     perfstats: Callable[[], object]
     anchor: str
     anchor_fn: Callable[[], object]
+    reference_s: float | None = None
 
 
 def _once(fn: Callable[[], object], inner: int) -> float:
@@ -57,7 +63,8 @@ def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> d
 
     ``one_thread_s`` is the perfstats call with every kernel serial;
     ``vs_one_thread = one_thread_s / perfstats_s`` (>= 1: the default is at
-    least as fast as one thread).
+    least as fast as one thread); ``vs_reference = reference_s /
+    perfstats_s`` where the case has a reference-code time, else None.
     """
     single = _single(case.perfstats)
     sides = (case.perfstats, single, case.anchor_fn)
@@ -80,4 +87,6 @@ def time_case(case: SpeedCase, *, repeats: int = 7, target_s: float = 0.02) -> d
         "anchor_s": a,
         "ratio": a / p,
         "vs_one_thread": s / p,
+        "reference_s": case.reference_s,
+        "vs_reference": None if case.reference_s is None else case.reference_s / p,
     }

@@ -16,11 +16,16 @@ In each condition the sides of a case (perfstats, the same call with every
 kernel on one thread, the anchor) are timed in interleaved rounds and each
 side's time is the median of its rounds (see ``benchmarks/harness.py``).
 Writes ``{"conditions": {condition: [{"name", "perfstats_s", "one_thread_s",
-"anchor", "anchor_s", "ratio", "vs_one_thread"}]}, "cold_start": {...}}``
-where ``ratio = anchor_s / perfstats_s`` and ``vs_one_thread = one_thread_s /
-perfstats_s``. Also measures the first call in a fresh process (import plus
-first interval, and import plus first SuperFlow decision beside ``import
-numpy, scipy.stats``) with an empty and with a warm numba cache.
+"anchor", "anchor_s", "ratio", "vs_one_thread", "reference_s",
+"vs_reference"}]}, "cold_start": {...}}`` where ``ratio = anchor_s /
+perfstats_s``, ``vs_one_thread = one_thread_s / perfstats_s`` and, for the
+rules whose public reference code was timed on this machine (ANCHORS.md),
+``vs_reference = reference_s / perfstats_s`` (the "vs ref" column; the
+reference time is the idle one, so under load the column says how far the
+default is from the paper's code on a quiet machine). Also measures the
+first call in a fresh process (import plus first interval, and import plus
+first SuperFlow decision beside ``import numpy, scipy.stats``) with an
+empty and with a warm numba cache.
 """
 
 from __future__ import annotations
@@ -158,6 +163,11 @@ def _ratio(r: float) -> str:
     return f"{r:.1f}x" if r >= 1 else f"1/{1 / r:.0f}"
 
 
+def _vs_ref(row: dict[str, Any]) -> str:
+    value = row.get("vs_reference")
+    return "-" if value is None else _ratio(float(value))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -187,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         procs = start_load(condition, args.quick, args.only)
         rows = []
         try:
-            cols = f"{'perfstats':>10} {'1 thread':>10} {'anchor':>10} {'ratio':>7} {'vs 1t':>6}"
+            cols = (
+                f"{'perfstats':>10} {'1 thread':>10} {'anchor':>10} {'ratio':>7} {'vs 1t':>6} "
+                f"{'vs ref':>7}"
+            )
             print(f"\n[{condition}] {'case':<70} {cols}")
             for case in todo:
                 repeats = args.repeats or (3 if args.quick else 7)
@@ -196,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"[{condition}] {case.name:<70} {row['perfstats_s'] * 1e3:>8.3f}ms "
                     f"{row['one_thread_s'] * 1e3:>8.3f}ms {row['anchor_s'] * 1e3:>8.3f}ms "
-                    f"{_ratio(row['ratio']):>7} {row['vs_one_thread']:>6.2f}",
+                    f"{_ratio(row['ratio']):>7} {row['vs_one_thread']:>6.2f} "
+                    f"{_vs_ref(row):>7}",
                     flush=True,
                 )
         finally:
@@ -205,15 +219,19 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         "\nratio against the anchor (anchor_s / perfstats_s; 1/x: x times slower), "
-        "and default vs one thread (one_thread_s / perfstats_s), per condition:"
+        "default vs one thread (one_thread_s / perfstats_s) and against the paper's "
+        "reference code (reference_s / perfstats_s, ANCHORS.md), per condition:"
     )
-    head = "".join(f" {c + ' ratio':>11} {c + ' vs1t':>10}" for c in conditions)
+    head = "".join(f" {c + ' ratio':>11} {c + ' vs1t':>10} {c + ' vsref':>11}" for c in conditions)
     print(f"{'case':<70}{head}  anchor")
     for i, case in enumerate(todo):
         cells = ""
         for c in conditions:
             row = by_condition[c][i]
-            cells += f" {_ratio(float(row['ratio'])):>11} {float(row['vs_one_thread']):>10.2f}"
+            cells += (
+                f" {_ratio(float(row['ratio'])):>11} {float(row['vs_one_thread']):>10.2f}"
+                f" {_vs_ref(row):>11}"
+            )
         print(f"{case.name:<70}{cells}  {case.anchor}")
     report: dict[str, object] = {"conditions": by_condition}
     if not args.no_cold_start:

@@ -16,7 +16,7 @@ from ._kernels.threads import run_kernel
 from ._validation import FloatArray, check_choice
 from .blocks import BLOCK_KINDS
 
-ENGINES = ("auto", "order", "direct")
+ENGINES = ("auto", "order", "direct", "chain")
 # From this sample size on, the order-statistic engine (O(k log n) per
 # resample) beats counting ranks (O(n) per resample) for a few quantiles.
 ORDER_MIN_N = 2048
@@ -130,11 +130,11 @@ def resampled_stats(
 
 
 def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
-    """Validate ``engine``; ``"order"`` needs an i.i.d. resample of quantiles."""
+    """Validate ``engine``; ``"order"`` and ``"chain"`` need an i.i.d. resample of quantiles."""
     check_choice(engine, "engine", ENGINES)
-    if engine == "order" and not (iid and quantiles):
+    if engine in ("order", "chain") and not (iid and quantiles):
         raise ValueError(
-            "engine='order' draws quantiles of i.i.d. resamples only; use engine='auto' "
+            f"engine={engine!r} draws quantiles of i.i.d. resamples only; use engine='auto' "
             "or 'direct' for block schemes, the mean or a callable statistic"
         )
     return str(engine)
@@ -142,17 +142,26 @@ def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
 
 def use_order_engine(engine: str, n: int) -> bool:
     """Whether an i.i.d. resample of quantiles should use the order-statistic engine."""
-    return engine == "order" or (engine == "auto" and n >= ORDER_MIN_N)
+    return engine in ("order", "chain") or (engine == "auto" and n >= ORDER_MIN_N)
 
 
 def iid_quantiles(
-    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64
+    sorted_x: FloatArray,
+    qs: FloatArray,
+    n_resamples: int,
+    key: np.uint64,
+    engine: str = "order",
 ) -> np.ndarray:
     """Resampled quantiles ``qs`` (columns in the order given) by uniform order statistics.
 
     The same distribution as :func:`resampled_stats` on an i.i.d. scheme,
     not the same numbers: see :mod:`perfstats._kernels.orderstat`.
+    ``engine="chain"`` draws each resample's order statistics in one
+    ascending chain (O(k) per resample, see :func:`iid_quantiles_chain`);
+    any other engine descends the bisection tree (O(k log n)).
     """
+    if engine == "chain":
+        return iid_quantiles_chain(sorted_x, qs, n_resamples, key)
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     # A Python int key would compile a signed variant of the stream hash.
     key = np.uint64(key)
@@ -160,6 +169,40 @@ def iid_quantiles(
     out: np.ndarray = run_kernel(
         ko.iid_quantiles_serial, ko.iid_quantiles_parallel, work, sorted_x, qs, n_resamples, key
     )
+    return out
+
+
+def iid_quantiles_chain(
+    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Resampled quantiles ``qs`` of i.i.d. resamples, by order-statistic chains.
+
+    Each resample's order statistics at the ranks the quantiles need are
+    drawn in one ascending chain of Gamma spacings, so a resample of k
+    quantiles costs O(k) whatever n. The same distribution as the direct
+    resampling and as :func:`iid_quantiles`, not the same numbers; the
+    quantiles of one call are one resample, but a quantile's values depend
+    on which other quantiles the call asks for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._resampling import iid_quantiles_chain
+    >>> x = np.sort(np.random.default_rng(0).normal(size=1000))
+    >>> boot = iid_quantiles_chain(x, np.array([0.25, 0.5]), 500, np.uint64(1))
+    >>> boot.shape
+    (500, 2)
+    >>> bool(np.all(boot[:, 0] <= boot[:, 1]))
+    True
+    """
+    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    key = np.uint64(key)
+    out: np.ndarray = run_kernel(
+        ko.chain_resample_quantiles_serial,
+        ko.chain_resample_quantiles_parallel,
+        ko.chain_work(qs.size, n_resamples),
+        np.ascontiguousarray(sorted_x, dtype=np.float64), qs, n_resamples, key,
+    )  # fmt: skip
     return out
 
 

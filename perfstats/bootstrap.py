@@ -60,10 +60,12 @@ def bootstrap_distribution(
         kept to reproduce their published figures.
     rng : None, int or numpy.random.Generator
         SPEC 7 seed; identical results for any number of threads.
-    engine : {"auto", "order", "direct"}, default "auto"
+    engine : {"auto", "order", "direct", "chain"}, default "auto"
         For a quantile: ``"order"`` draws an i.i.d. resample's order
         statistics around the quantile's rank (sequential Beta draws over
-        the sorted sample, O(log n) per resample), ``"direct"`` draws every
+        the sorted sample, O(log n) per resample), ``"chain"`` the same
+        order statistics in one chain of Gamma spacings (O(1) per resample),
+        ``"direct"`` draws every
         point (the very resamples a callable receives). ``"auto"`` takes
         ``"order"`` from n = 2,048 on, and for short fixed-length blocks of
         16,384 points or more draws the blocks far from the quantile by
@@ -103,7 +105,7 @@ def bootstrap_distribution(
         return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
     qs = np.array([0.5 if stat == "median" else float(stat)])
     if block_length is None and use_order_engine(eng, x.size):
-        return iid_quantiles(np.sort(x), qs, n_res, key)[:, 0].copy()
+        return iid_quantiles(np.sort(x), qs, n_res, key, eng)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind)
     return resampled_stats(scheme, qs, False, n_res, key, eng)[:, 0].copy()
 

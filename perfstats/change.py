@@ -235,10 +235,11 @@ def relative_change(
         Bootstrap resamples.
     rng : None, int or numpy.random.Generator
         Seed for the resampling.
-    engine : {"auto", "order", "direct"}, default "auto"
+    engine : {"auto", "order", "direct", "chain"}, default "auto"
         For a quantile without groups, unpaired or ``per_pair``: ``"order"``
         draws each resample's order statistics around the quantile's rank
         (O(log n) per resample, see :func:`perfstats.percentile_ci`),
+        ``"chain"`` in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` counts every resampled point. Same distribution;
         ``"auto"`` takes ``"order"`` when every resampled sample has at
         least 2,048 points.
@@ -312,12 +313,12 @@ def relative_change(
             # As below: the statistic of the ratios over a baseline of ones.
             xc = xc / xb
             xb = np.ones_like(xb)
-            dist = iid_quantiles(np.sort(xc), qs, b, key)[:, 0] - 1.0
+            dist = iid_quantiles(np.sort(xc), qs, b, key, eng)[:, 0] - 1.0
         else:
             # Independent samples draw from independent keys.
-            base = iid_quantiles(np.sort(xb), qs, b, key)[:, 0]
+            base = iid_quantiles(np.sort(xb), qs, b, key, eng)[:, 0]
             cand = iid_quantiles(
-                np.sort(xc), qs, b, np.uint64(mix64(key ^ np.uint64(0x5851F42D4C957F2D)))
+                np.sort(xc), qs, b, np.uint64(mix64(key ^ np.uint64(0x5851F42D4C957F2D))), eng
             )[:, 0]
             dist = cand / base - 1.0
         return _result(xb, xc, dist, kind, q, lvl, label, paired, groups, per_pair, b)

@@ -240,3 +240,161 @@ def binomial(state: np.uint64, n: int, p: float) -> tuple[np.uint64, int]:
         if np.float64(v >> np.uint64(11)) * _INV53 < p:
             x += 1
     return state, x
+
+
+# --- Order-statistic chains: O(k) per resample --------------------------------
+#
+# The ranks a call needs are known before any resample is drawn, so instead of
+# descending the bisection tree for each of them, one resample's uniform order
+# statistics at those ranks are drawn together from their spacings: with
+# G_a the sum of a i.i.d. Exp(1) variates, (U_(1), ..., U_(m)) has the law of
+# (G_1, ..., G_m) / G_(m+1) (Devroye 1986, Ch. V.2), so the order statistics
+# at ranks r_1 < ... < r_k are the partial sums of k + 1 independent
+# Gamma(r_1), Gamma(r_2 - r_1), ..., Gamma(m + 1 - r_k) gaps over their
+# total. A resample of k quantiles then costs at most 2k + 1 Gamma draws
+# (gaps of one, the upper rank of each quantile, are exponentials) whatever
+# n. The values of one quantile do depend on which other quantiles the call
+# asks for (unlike the bisection above): same distribution, other numbers.
+
+
+@nb.njit(cache=True)
+def chain_plan(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct 1-based uniform ranks ``qs`` need, ascending, and where each quantile reads.
+
+    Returns ``(ranks, lo_slot, hi_slot, weight)``: quantile ``i`` of a
+    resample of ``n`` is ``lerp(v[lo_slot[i]], v[hi_slot[i]], weight[i])``
+    with ``v[t]`` the resample's order statistic of rank ``ranks[t]``.
+    """
+    nq = qs.size
+    wanted = np.empty(2 * nq, np.int64)
+    weight = np.empty(nq)
+    for i in range(nq):
+        r_lo, r_hi, g = linear_position(n, qs[i])
+        wanted[2 * i] = r_lo + 1
+        wanted[2 * i + 1] = r_hi + 1
+        weight[i] = g
+    ordered = np.sort(wanted)
+    ranks = np.empty(ordered.size, np.int64)
+    k = 0
+    for r in ordered:
+        if k == 0 or ranks[k - 1] != r:
+            ranks[k] = r
+            k += 1
+    ranks = ranks[:k]
+    lo_slot = np.empty(nq, np.int64)
+    hi_slot = np.empty(nq, np.int64)
+    for i in range(nq):
+        lo_slot[i] = np.searchsorted(ranks, wanted[2 * i])
+        hi_slot[i] = np.searchsorted(ranks, wanted[2 * i + 1])
+    return ranks, lo_slot, hi_slot, weight
+
+
+@nb.njit(cache=True)
+def _gap(state: np.uint64, shape: int, spare: float) -> tuple[np.uint64, float, float]:
+    """Gamma(shape, 1) for an integer shape >= 1, and the spare normal left.
+
+    A Box-Muller pair gives two normals; the second (``spare``, NaN when
+    none is left) is the first try of the next gap.
+    """
+    if shape == 1:
+        state, u = _open_unit(state)
+        return state, -math.log(u), spare
+    if spare == spare:
+        z = spare
+        spare = math.nan
+    else:
+        state, u1 = _open_unit(state)
+        state, u2 = _open_unit(state)
+        r = math.sqrt(-2.0 * math.log(u1))
+        z = r * math.cos(_TWO_PI * u2)
+        spare = r * math.sin(_TWO_PI * u2)
+    state, g = _gamma(state, float(shape), z)
+    return state, g, spare
+
+
+@nb.njit(cache=True)
+def chain_quantiles(
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    lo_slot: np.ndarray,
+    hi_slot: np.ndarray,
+    weight: np.ndarray,
+    state: np.uint64,
+    sums: np.ndarray,
+    out: np.ndarray,
+) -> np.uint64:
+    """One i.i.d. resample's quantiles (plan of :func:`chain_plan`) into ``out``.
+
+    ``sums`` is scratch of ``ranks.size``; returns the advanced stream state.
+    """
+    n = sorted_x.size
+    total = 0.0
+    prev = 0
+    spare = math.nan
+    for t in range(ranks.size):
+        a = ranks[t]
+        state, g, spare = _gap(state, a - prev, spare)
+        total += g
+        sums[t] = total
+        prev = a
+    state, g, spare = _gap(state, n + 1 - prev, spare)
+    total += g
+    for t in range(ranks.size):
+        # sums[t] / total is U_(ranks[t]); the scratch now takes its sample value.
+        sums[t] = sorted_x[min(int(n * (sums[t] / total)), n - 1)]
+    for i in range(out.size):
+        out[i] = lerp(sums[lo_slot[i]], sums[hi_slot[i]], weight[i])
+    return state
+
+
+@nb.njit(cache=True)
+def _chain_chunk(
+    sorted_x: np.ndarray,
+    qs: np.ndarray,
+    first: int,
+    last: int,
+    key: np.uint64,
+    out: np.ndarray,
+) -> None:
+    ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
+    values = np.empty(ranks.size)
+    row = np.empty(qs.size)
+    for r in range(first, last):
+        chain_quantiles(
+            sorted_x, ranks, lo_slot, hi_slot, weight, stream_state(key, r), values, row
+        )
+        for i in range(qs.size):
+            out[r, i] = row[i]
+
+
+@nb.njit(cache=True)
+def chain_resample_quantiles_serial(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``, by chains."""
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in range(chunks):
+        _chain_chunk(
+            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
+        )
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def chain_resample_quantiles_parallel(
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+) -> np.ndarray:
+    """The parallel twin of :func:`chain_resample_quantiles_serial` (the same numbers)."""
+    out = np.empty((n_resamples, qs.size))
+    chunks = min(_CHUNKS, n_resamples)
+    for c in nb.prange(chunks):
+        _chain_chunk(
+            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
+        )
+    return out
+
+
+def chain_work(n_quantiles: int, n_resamples: int) -> int:
+    """Work of the chain kernels in the units of ``threads`` (about 40 per Beta draw)."""
+    return int(n_resamples * 2 * max(n_quantiles, 1) * 40)

@@ -160,6 +160,10 @@ class SuperFlow(Rule):
         if self.method in _RANDOM_METHODS:
             kwargs["n_resamples"] = self.n_resamples
             kwargs["rng"] = judgement_seed(self.seed, int(x.size), CURRENT)
+        if self.method == "bootstrap":
+            # Only the three intervals are read, so order-statistic chains
+            # (O(k) per resample; the same distribution) serve at any n.
+            kwargs["engine"] = "chain"
         if self.method == "block":
             kwargs["block_kind"] = self.block_kind
             if x.size < MIN_SIZE:

@@ -25,6 +25,29 @@ def test_time_case_reports_the_one_thread_side() -> None:
     assert row["vs_one_thread"] == row["one_thread_s"] / row["perfstats_s"]
 
 
+def test_time_case_reports_the_ratio_to_the_reference_code() -> None:
+    fn = lambda: np.arange(1000).sum()  # noqa: E731
+    with_ref = time_case(SpeedCase("s", fn, "a", fn, reference_s=0.5), repeats=3, target_s=0.001)
+    assert with_ref["reference_s"] == 0.5
+    assert with_ref["vs_reference"] == 0.5 / with_ref["perfstats_s"]
+    assert speed._vs_ref(with_ref) == speed._ratio(0.5 / with_ref["perfstats_s"])
+    without = time_case(SpeedCase("s", fn, "a", fn), repeats=3, target_s=0.001)
+    assert without["vs_reference"] is None and speed._vs_ref(without) == "-"
+
+
+def test_rule_cases_carry_the_reference_code_times_of_anchors_md() -> None:
+    from benchmarks import cases_rules
+
+    refs = {c.name.split(" decision")[0]: c.reference_s for c in cases_rules.cases(quick=True)}
+    assert refs == {
+        "SuperFlow 1": 1.0e-3,
+        "SuperFlow 2": 0.481,
+        "SuperFlow 3": 0.875,
+        "Metior": 0.285,
+        "PT4Cloud": 0.015,
+    }
+
+
 def test_hog_condition_starts_one_busy_process_per_core_and_stops_them() -> None:
     procs = speed.start_load("hog", quick=True, only=None)
     try:
