@@ -34,6 +34,7 @@ from .resample import (
     fill_counts,
     quantiles_from_counts,
 )
+from .twins import twins
 
 _CHUNKS = 64
 # Standard deviations of the resampled count on each side of a wanted rank.
@@ -238,34 +239,7 @@ def _chunk(
     return recounted
 
 
-@nb.njit(cache=True)
-def band_serial(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    qs: np.ndarray,
-    q_band: np.ndarray,
-    band_lo: np.ndarray,
-    band_offset: np.ndarray,
-    prefix: np.ndarray,
-    member_slot: np.ndarray,
-    n_resamples: int,
-    key: np.uint64,
-    kind: int,
-    block: float,
-) -> np.ndarray:
-    out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in range(chunks):
-        _chunk(
-            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix,
-            member_slot, c * n_resamples // chunks, (c + 1) * n_resamples // chunks,
-            key, kind, block, out,
-        )  # fmt: skip
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def band_parallel(
+def _band(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
     qs: np.ndarray,
@@ -288,6 +262,9 @@ def band_parallel(
             key, kind, block, out,
         )  # fmt: skip
     return out
+
+
+band_serial, band_parallel = twins(_band)
 
 
 @nb.njit(cache=True)
@@ -595,26 +572,7 @@ def _class_chunk(
     return recounted
 
 
-@nb.njit(cache=True)
-def class_serial(
-    sorted_x: np.ndarray, ranks: np.ndarray, qs: np.ndarray, q_band: np.ndarray,
-    band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray, member_slot: np.ndarray,
-    touch: np.ndarray, class_below: np.ndarray, class_starts: np.ndarray,
-    class_offset: np.ndarray, n_resamples: int, key: np.uint64, kind: int, b: int,
-) -> np.ndarray:  # fmt: skip
-    out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in range(chunks):
-        _class_chunk(
-            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, touch,
-            class_below, class_starts, class_offset, c * n_resamples // chunks,
-            (c + 1) * n_resamples // chunks, key, kind, b, out,
-        )  # fmt: skip
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def class_parallel(
+def _class(
     sorted_x: np.ndarray, ranks: np.ndarray, qs: np.ndarray, q_band: np.ndarray,
     band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray, member_slot: np.ndarray,
     touch: np.ndarray, class_below: np.ndarray, class_starts: np.ndarray,
@@ -629,3 +587,6 @@ def class_parallel(
             (c + 1) * n_resamples // chunks, key, kind, b, out,
         )  # fmt: skip
     return out
+
+
+class_serial, class_parallel = twins(_class)

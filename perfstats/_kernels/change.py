@@ -26,6 +26,7 @@ from .._validation import FloatArray
 from .quantile import lerp
 from .random import hi_index, lo_index, next_u64, stream_state
 from .threads import run_kernel
+from .twins import twins
 
 MEAN = 0
 QUANTILE = 1
@@ -150,26 +151,11 @@ def _paired_chunk(
         out[b] = cand / base - 1.0
 
 
-# Serial and parallel twins share their chunk functions; each loops over the
-# same fixed chunks, so both give the same numbers (see threads.py).
+# Each body loops over the same fixed chunks, compiled serial and parallel
+# (twins.py), so both twins give the same numbers.
 
 
-@nb.njit(cache=True)
-def _unpaired_serial(
-    xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
-    xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
-    kind: int, q: float, n_resamples: int, key: np.uint64,
-) -> FloatArray:  # fmt: skip
-    out = np.empty(n_resamples)
-    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
-    for c in range(_CHUNKS):
-        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
-        _unpaired_chunk(xb, ob, mb, sb, xc, oc, mc, sc, kind, q, first, last, key, out)
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def _unpaired_parallel(
+def _unpaired(
     xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
     xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
     kind: int, q: float, n_resamples: int, key: np.uint64,
@@ -182,21 +168,10 @@ def _unpaired_parallel(
     return out
 
 
-@nb.njit(cache=True)
-def _paired_serial(
-    xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
-    members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
-) -> FloatArray:  # fmt: skip
-    out = np.empty(n_resamples)
-    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
-    for c in range(_CHUNKS):
-        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
-        _paired_chunk(xb, ob, xc, oc, members, starts, kind, q, first, last, key, out)
-    return out
+_unpaired_serial, _unpaired_parallel = twins(_unpaired)
 
 
-@nb.njit(cache=True, parallel=True)
-def _paired_parallel(
+def _paired(
     xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
     members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
 ) -> FloatArray:  # fmt: skip
@@ -206,6 +181,9 @@ def _paired_parallel(
         first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
         _paired_chunk(xb, ob, xc, oc, members, starts, kind, q, first, last, key, out)
     return out
+
+
+_paired_serial, _paired_parallel = twins(_paired)
 
 
 def unpaired_changes(

@@ -31,6 +31,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import next_u64, stream_state
+from .twins import twins
 
 # Nodes of at most this many ranks are drawn as sorted uniforms.
 LEAF = 16
@@ -185,21 +186,10 @@ def _chunk(
             out[r, i] = row[i]
 
 
-@nb.njit(cache=True)
-def iid_quantiles_serial(
+def _iid_quantiles(
     sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
 ) -> np.ndarray:
-    out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in range(chunks):
-        _chunk(sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out)
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def iid_quantiles_parallel(
-    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
-) -> np.ndarray:
+    """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``."""
     out = np.empty((n_resamples, qs.size))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
@@ -207,8 +197,11 @@ def iid_quantiles_parallel(
     return out
 
 
+iid_quantiles_serial, iid_quantiles_parallel = twins(_iid_quantiles)
+
+
 def iid_work(n: int, n_quantiles: int, n_resamples: int) -> int:
-    """Element visits of :func:`iid_quantiles_serial`, in the units of ``threads``."""
+    """Element visits of :func:`_iid_quantiles`, in the units of ``threads``."""
     return int(n_resamples * max(n_quantiles, 1) * 60 * math.log2(n + 2))
 
 
@@ -367,25 +360,10 @@ def _chain_chunk(
             out[r, i] = row[i]
 
 
-@nb.njit(cache=True)
-def chain_resample_quantiles_serial(
+def _chain_resample_quantiles(
     sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
 ) -> np.ndarray:
     """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``, by chains."""
-    out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in range(chunks):
-        _chain_chunk(
-            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
-        )
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def chain_resample_quantiles_parallel(
-    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
-) -> np.ndarray:
-    """The parallel twin of :func:`chain_resample_quantiles_serial` (the same numbers)."""
     out = np.empty((n_resamples, qs.size))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
@@ -393,6 +371,11 @@ def chain_resample_quantiles_parallel(
             sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
         )
     return out
+
+
+chain_resample_quantiles_serial, chain_resample_quantiles_parallel = twins(
+    _chain_resample_quantiles
+)
 
 
 def chain_work(n_quantiles: int, n_resamples: int) -> int:
