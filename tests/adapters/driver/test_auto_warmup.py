@@ -24,7 +24,7 @@ SLOW = 40
 
 
 def warming(state: Path, *plan: str) -> Command:
-    """A command whose first 40 calls sleep 30 ms and the later ones 8 ms (value: the sleep)."""
+    """A command whose first 40 calls sleep 30 ms, the later ones 8 ms (value: that level ±2%)."""
     return Command([PY, "-I", "-S", WARMING, str(state), *plan], regex=r"value=([0-9.]+)",
                    unit="ms", label="warming")  # fmt: skip
 
