@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from support.benchmark_scripts import load_benchmark
 
 
 def test_quick_replay_dask_benchmark(
     tmp_path: Path, perfstats_data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    module = _load("replay_dask")
+    module = load_benchmark("replay_dask")
     out = tmp_path / "replay_dask.json"
     argv = ["--quick", "--per-config", "--traces-per-task", "2", "--json", str(out)]
     assert module.main(argv) == 0

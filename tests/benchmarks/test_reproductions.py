@@ -7,30 +7,17 @@ papers' qualitative findings with room for a 13-function subset.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from support.benchmark_scripts import load_benchmark
 
 from perfstats.replay import replay
 from perfstats.rules import PT4Cloud, SuperFlow
 from perfstats.scoring import score_distribution
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def mean_of(rows: list[dict[str, Any]], technique: str, key: str) -> float:
@@ -66,7 +53,7 @@ def test_deterministic_rules_equal_the_reference_code(
 
 
 def test_reproduce_superflow_quick(tmp_path: Path, perfstats_data: Path) -> None:
-    module = load("reproduce_superflow")
+    module = load_benchmark("reproduce_superflow")
     out = tmp_path / "a.json"
     assert module.main(["--quick", "--json", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
@@ -110,7 +97,7 @@ def test_reproduce_superflow_quick(tmp_path: Path, perfstats_data: Path) -> None
 
 
 def test_reproduce_metior_quick(tmp_path: Path, perfstats_data: Path) -> None:
-    module = load("reproduce_metior")
+    module = load_benchmark("reproduce_metior")
     out = tmp_path / "b.json"
     assert module.main(["--quick", "--json", str(out)]) == 0
     payload = json.loads(out.read_text())
@@ -149,7 +136,7 @@ def test_reproduce_metior_quick(tmp_path: Path, perfstats_data: Path) -> None:
 
 
 def test_protocol_b_time_scale(perfstats_data: Path) -> None:
-    module = load("reproduce_metior")
+    module = load_benchmark("reproduce_metior")
     (trace,) = module.load_pt4cloud(perfstats_data, names=["AWS-FT-L"])
     # manifest: n_test = 2032 -> a day is floor(floor(4064 / 3) / 14) = 96 runs,
     # an hour ceil(2032 / 504) = 5 runs, starts below 2032 / 3.
@@ -161,7 +148,7 @@ def test_protocol_b_time_scale(perfstats_data: Path) -> None:
 
 
 def test_reproduce_superflow_sweep_flags(tmp_path: Path, perfstats_data: Path) -> None:
-    module = load("reproduce_superflow")
+    module = load_benchmark("reproduce_superflow")
     out = tmp_path / "sweep.json"
     argv = ["--quick", "--techniques", "SuperFlow-1", "PT4Cloud", "--json", str(out)]
     assert module.main([*argv, "--interval", "5", "10", "--error", "0.01", "0.03"]) == 0

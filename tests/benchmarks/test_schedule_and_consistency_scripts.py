@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pandas as pd
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def load(name: str) -> ModuleType:
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from support.benchmark_scripts import load_benchmark
 
 
 def test_schedule_script_on_three_traces(perfstats_data: Path, monkeypatch) -> None:
     monkeypatch.setenv("PERFSTATS_DATA", str(perfstats_data))
-    module = load("metior_schedule")
+    module = load_benchmark("metior_schedule")
     names = ("Chameleon-IMA-M", "AWS-FT-L", "AWS-YCSB-L")
     traces = module.load_pt4cloud(module.data_root(), names=names)
     res = module.summary(module.choose(traces))
@@ -56,7 +41,7 @@ def synthetic(experiment: str, calls: int, repeats: int, seed: int) -> pd.DataFr
 
 
 def test_elastibench_analyses_on_synthetic_experiments() -> None:
-    module = load("elastibench_analyses")
+    module = load_benchmark("elastibench_analyses")
     frame = pd.concat(
         [
             synthetic("baseline", 15, 3, 1),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
+from support.samples import sample
 
 import perfstats
 from perfstats._kernels.threads import fixed_threads, one_thread
@@ -20,16 +21,6 @@ from perfstats._resampling import iid_quantiles_chain, make_scheme, resampled_st
 from perfstats._rng import stream_key
 from perfstats.rules import SuperFlow
 from perfstats.rules._seeds import CURRENT, judgement_seed
-
-
-def _sample(kind: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    if kind == 0:
-        return rng.normal(100.0, 10.0, n)
-    if kind == 1:
-        return rng.lognormal(3.0, 1.0, n)
-    if kind == 2:
-        return rng.integers(0, 6, n).astype(float)  # heavy ties
-    return rng.pareto(2.5, n) + 1.0
 
 
 def _direct(x: np.ndarray, qs: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -41,7 +32,7 @@ def test_chain_matches_direct_resampling_in_distribution() -> None:
     pvalues = []
     for n in (1, 2, 5, 17, 60, 333, 1000, 5000):
         for kind in range(4):
-            x = _sample(kind, n, rng)
+            x = sample(kind, n, rng)
             for qs in ([0.5], [0.0, 0.77], [0.25, 0.5, 0.75], [1.0, 0.1, 0.9]):
                 q = np.array(qs)
                 seed = int(rng.integers(1 << 30))

@@ -10,19 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
+from support.samples import sample
 
 import perfstats
 from perfstats._kernels.threads import fixed_threads, one_thread
-
-
-def _sample(kind: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    if kind == 0:
-        return rng.normal(100.0, 10.0, n)
-    if kind == 1:
-        return rng.lognormal(3.0, 1.0, n)
-    if kind == 2:
-        return rng.integers(0, 6, n).astype(float)  # heavy ties
-    return rng.pareto(2.5, n) + 1.0
 
 
 def test_order_engine_matches_direct_resampling_in_distribution() -> None:
@@ -30,7 +21,7 @@ def test_order_engine_matches_direct_resampling_in_distribution() -> None:
     pvalues = []
     for n in (1, 2, 5, 17, 60, 333, 2500):
         for kind in range(4):
-            x = _sample(kind, n, rng)
+            x = sample(kind, n, rng)
             for q in (0.0, 0.1, 0.5, 0.77, 1.0):
                 seed = int(rng.integers(1 << 30))
                 a = perfstats.bootstrap_distribution(
