@@ -97,93 +97,49 @@ def stat_from_counts(
 
 
 @nb.njit(cache=True)
-def _unpaired_chunk(
-    xb: FloatArray,
-    ob: IntArray,
-    mb: IntArray,
-    sb: IntArray,
-    xc: FloatArray,
-    oc: IntArray,
-    mc: IntArray,
-    sc: IntArray,
-    kind: int,
-    q: float,
-    first: int,
-    last: int,
-    key: np.uint64,
-    out: FloatArray,
-) -> None:
+def _chunk(
+    xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
+    xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
+    paired: bool, kind: int, q: float, first: int, last: int, key: np.uint64, out: FloatArray,
+) -> None:  # fmt: skip
+    """Resamples ``first`` to ``last - 1`` of the change into ``out``.
+
+    Paired samples share one draw (the candidate's counts are the
+    baseline's); unpaired ones draw the candidate next, from the same stream.
+    """
     cb = np.zeros(xb.size, dtype=np.int64)
-    cc = np.zeros(xc.size, dtype=np.int64)
+    cc = cb if paired else np.zeros(xc.size, dtype=np.int64)
     for b in range(first, last):
         cb[:] = 0
-        cc[:] = 0
         state = stream_state(key, np.int64(b))
         state, tb = add_two_level(cb, mb, sb, state)
-        state, tc = add_two_level(cc, mc, sc, state)
+        tc = tb
+        if not paired:
+            cc[:] = 0
+            state, tc = add_two_level(cc, mc, sc, state)
         base = stat_from_counts(xb, ob, cb, tb, kind, q)
         cand = stat_from_counts(xc, oc, cc, tc, kind, q)
         out[b] = cand / base - 1.0
 
 
-@nb.njit(cache=True)
-def _paired_chunk(
-    xb: FloatArray,
-    ob: IntArray,
-    xc: FloatArray,
-    oc: IntArray,
-    members: IntArray,
-    starts: IntArray,
-    kind: int,
-    q: float,
-    first: int,
-    last: int,
-    key: np.uint64,
-    out: FloatArray,
-) -> None:
-    counts = np.zeros(xb.size, dtype=np.int64)
-    for b in range(first, last):
-        counts[:] = 0
-        state = stream_state(key, np.int64(b))
-        state, total = add_two_level(counts, members, starts, state)
-        base = stat_from_counts(xb, ob, counts, total, kind, q)
-        cand = stat_from_counts(xc, oc, counts, total, kind, q)
-        out[b] = cand / base - 1.0
-
-
-# Each body loops over the same fixed chunks, compiled serial and parallel
+# One body loops over the same fixed chunks, compiled serial and parallel
 # (twins.py), so both twins give the same numbers.
 
 
-def _unpaired(
+def _changes(
     xb: FloatArray, ob: IntArray, mb: IntArray, sb: IntArray,
     xc: FloatArray, oc: IntArray, mc: IntArray, sc: IntArray,
-    kind: int, q: float, n_resamples: int, key: np.uint64,
+    paired: bool, kind: int, q: float, n_resamples: int, key: np.uint64,
 ) -> FloatArray:  # fmt: skip
     out = np.empty(n_resamples)
     chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
     for c in nb.prange(_CHUNKS):
         first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
-        _unpaired_chunk(xb, ob, mb, sb, xc, oc, mc, sc, kind, q, first, last, key, out)
+        _chunk(xb, ob, mb, sb, xc, oc, mc, sc, paired, kind, q, first, last, key, out)
     return out
 
 
-_unpaired_serial, _unpaired_parallel = twins(_unpaired)
-
-
-def _paired(
-    xb: FloatArray, ob: IntArray, xc: FloatArray, oc: IntArray,
-    members: IntArray, starts: IntArray, kind: int, q: float, n_resamples: int, key: np.uint64,
-) -> FloatArray:  # fmt: skip
-    out = np.empty(n_resamples)
-    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
-    for c in nb.prange(_CHUNKS):
-        first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
-        _paired_chunk(xb, ob, xc, oc, members, starts, kind, q, first, last, key, out)
-    return out
-
-
-_paired_serial, _paired_parallel = twins(_paired)
+_changes_serial, _changes_parallel = twins(_changes)
 
 
 def unpaired_changes(
@@ -197,8 +153,8 @@ def unpaired_changes(
     """
     work = n_resamples * (xb.size + xc.size)
     out: FloatArray = run_kernel(
-        _unpaired_serial, _unpaired_parallel, work,
-        xb, ob, mb, sb, xc, oc, mc, sc, kind, q, n_resamples, key,
+        _changes_serial, _changes_parallel, work,
+        xb, ob, mb, sb, xc, oc, mc, sc, False, kind, q, n_resamples, key,
     )  # fmt: skip
     return out
 
@@ -210,7 +166,7 @@ def paired_changes(
     """Joint resamples of the pairs ``(xb[i], xc[i])``, grouped by ``members, starts``."""
     work = 2 * n_resamples * xb.size
     out: FloatArray = run_kernel(
-        _paired_serial, _paired_parallel, work,
-        xb, ob, xc, oc, members, starts, kind, q, n_resamples, key,
+        _changes_serial, _changes_parallel, work,
+        xb, ob, members, starts, xc, oc, members, starts, True, kind, q, n_resamples, key,
     )  # fmt: skip
     return out

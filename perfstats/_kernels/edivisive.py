@@ -28,6 +28,8 @@ from .._validation import FloatArray
 from .random import hi_index, next_u64, stream_state
 
 IntArray = np.ndarray
+# left, right, cnt, tot (n + 1 each), rev_v, rev_r (n each): see _scan_scratch.
+ScanScratch = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray]
 
 _CHUNKS = 64
 
@@ -65,25 +67,34 @@ def _running_within(
 
 
 @nb.njit(cache=True)
+def _scan_scratch(n: int) -> ScanScratch:
+    """Work arrays of :func:`_scan` for segments of up to ``n`` values.
+
+    The prefix and suffix within-sums, the Fenwick tree's counts and sums
+    (``n + 1`` each), and the reversed segment's values and ranks.
+    """
+    return (
+        np.empty(n + 1), np.empty(n + 1), np.empty(n + 1), np.empty(n + 1),
+        np.empty(n), np.empty(n, dtype=np.int64),
+    )  # fmt: skip
+
+
+@nb.njit(cache=True)
 def _scan(
     values: FloatArray,
     ranks: IntArray,
     min_size: int,
-    left: FloatArray,
-    right: FloatArray,
-    cnt: FloatArray,
-    tot: FloatArray,
-    rev_v: FloatArray,
-    rev_r: IntArray,
+    scratch: ScanScratch,
 ) -> tuple[int, float]:
     """Best split ``(t, q(t))`` of ``values``, with ``min_size <= t <= n - min_size``.
 
     Returns ``(-1, 0.0)`` when the segment is too short. Ties go to the
-    smallest ``t``.
+    smallest ``t``. ``scratch`` comes from :func:`_scan_scratch`.
     """
     n = values.size
     if n < 2 * min_size:
         return -1, 0.0
+    left, right, cnt, tot, rev_v, rev_r = scratch
     _running_within(values, ranks, left, cnt, tot)
     for k in range(n):
         rev_v[k] = values[n - 1 - k]
@@ -119,11 +130,7 @@ def best_split(values: FloatArray, min_size: int) -> tuple[int, float]:
     """Best split of one segment: ``(t, q)`` with ``t`` relative to the segment."""
     n = values.size
     ranks = segment_ranks(values)
-    return _scan(
-        values, ranks, min_size,
-        np.empty(n + 1), np.empty(n + 1), np.empty(n + 1), np.empty(n + 1),
-        np.empty(n), np.empty(n, dtype=np.int64),
-    )  # fmt: skip
+    return _scan(values, ranks, min_size, _scan_scratch(n))
 
 
 @nb.njit(cache=True)
@@ -156,12 +163,7 @@ def _one_permutation(
     state: np.uint64,
     pv: FloatArray,
     pr: IntArray,
-    left: FloatArray,
-    right: FloatArray,
-    cnt: FloatArray,
-    tot: FloatArray,
-    rev_v: FloatArray,
-    rev_r: IntArray,
+    scratch: ScanScratch,
 ) -> float:
     """Largest best-split statistic over all segments, each shuffled within itself."""
     best = -np.inf
@@ -183,19 +185,15 @@ def _one_permutation(
             tr = pr[i]
             pr[i] = pr[j]
             pr[j] = tr
-        _, q = _scan(pv[:n], pr[:n], min_size, left, right, cnt, tot, rev_v, rev_r)
+        _, q = _scan(pv[:n], pr[:n], min_size, scratch)
         if q > best:
             best = q
     return best
 
 
 @nb.njit(cache=True)
-def _buffers(n: int) -> tuple[FloatArray, IntArray, FloatArray, FloatArray, FloatArray,
-                              FloatArray, FloatArray, IntArray]:  # fmt: skip
-    return (
-        np.empty(n), np.empty(n, dtype=np.int64), np.empty(n + 1), np.empty(n + 1),
-        np.empty(n + 1), np.empty(n + 1), np.empty(n), np.empty(n, dtype=np.int64),
-    )  # fmt: skip
+def _buffers(n: int) -> tuple[FloatArray, IntArray, ScanScratch]:
+    return np.empty(n), np.empty(n, dtype=np.int64), _scan_scratch(n)
 
 
 @nb.njit(cache=True)
@@ -214,12 +212,12 @@ def permutation_maxima_serial(
 ) -> FloatArray:
     """Permutation ``p``'s largest split statistic over the segments ``bounds``."""
     seg_ranks = _ranks_by_segment(values, bounds)
-    pv, pr, left, right, cnt, tot, rev_v, rev_r = _buffers(values.size)
+    pv, pr, scratch = _buffers(values.size)
     out = np.empty(n_perm)
     for p in range(n_perm):
         out[p] = _one_permutation(
             values, bounds, seg_ranks, min_size, stream_state(key, np.int64(p)),
-            pv, pr, left, right, cnt, tot, rev_v, rev_r,
+            pv, pr, scratch,
         )  # fmt: skip
     return out
 
@@ -233,10 +231,10 @@ def permutation_maxima_parallel(
     out = np.empty(n_perm)
     chunk = (n_perm + _CHUNKS - 1) // _CHUNKS
     for c in nb.prange(_CHUNKS):
-        pv, pr, left, right, cnt, tot, rev_v, rev_r = _buffers(values.size)
+        pv, pr, scratch = _buffers(values.size)
         for p in range(c * chunk, min(n_perm, (c + 1) * chunk)):
             out[p] = _one_permutation(
                 values, bounds, seg_ranks, min_size, stream_state(key, np.int64(p)),
-                pv, pr, left, right, cnt, tot, rev_v, rev_r,
+                pv, pr, scratch,
             )  # fmt: skip
     return out

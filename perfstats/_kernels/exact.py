@@ -162,6 +162,18 @@ def binom_pmf(r: int, n: int, nx: float, ny: float) -> float:
     return math.exp(lc - 0.5 * lf)
 
 
+@nb.njit(cache=True, inline="always")
+def _lentz_step(aa: float, c: float, d: float) -> tuple[float, float]:
+    """One term ``aa`` of a continued fraction into Lentz's ``c`` and ``d`` (``d`` inverted)."""
+    d = 1.0 + aa * d
+    if abs(d) < _CF_TINY:
+        d = _CF_TINY
+    c = 1.0 + aa / c
+    if abs(c) < _CF_TINY:
+        c = _CF_TINY
+    return c, 1.0 / d
+
+
 @nb.njit(cache=True)
 def _beta_cf(a: float, b: float, x: float) -> float:
     """Continued fraction of ``I_x(a, b)`` (modified Lentz), without prefactor."""
@@ -178,22 +190,10 @@ def _beta_cf(a: float, b: float, x: float) -> float:
         m = float(it)
         m2 = 2.0 * m
         aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _CF_TINY:
-            d = _CF_TINY
-        c = 1.0 + aa / c
-        if abs(c) < _CF_TINY:
-            c = _CF_TINY
-        d = 1.0 / d
+        c, d = _lentz_step(aa, c, d)
         h *= d * c
         aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _CF_TINY:
-            d = _CF_TINY
-        c = 1.0 + aa / c
-        if abs(c) < _CF_TINY:
-            c = _CF_TINY
-        d = 1.0 / d
+        c, d = _lentz_step(aa, c, d)
         delta = d * c
         h *= delta
         if abs(delta - 1.0) < _CF_TOL:

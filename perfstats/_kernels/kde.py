@@ -53,14 +53,30 @@ def _window_sum_step(t: FloatArray, r: FloatArray, first: int, stop: int, g: flo
     return acc
 
 
+@nb.njit(cache=True, inline="always")
+def _sweep_buffers(n: int, delta: float) -> tuple[FloatArray, FloatArray, float, float]:
+    """A sweep's work arrays and step constants.
+
+    The terms and their step factors (one each per sample point), then
+    ``delta**2 / 2`` and ``exp(-delta**2)``, the factor's own change per step.
+    """
+    return np.empty(n), np.empty(n), 0.5 * delta * delta, math.exp(-delta * delta)
+
+
+@nb.njit(cache=True, inline="always")
+def _start_terms(
+    t: FloatArray, r: FloatArray, j: int, u: float, delta: float, half_d2: float
+) -> None:
+    """Term ``j`` at distance ``u`` from the grid point, and its factor for the next step."""
+    t[j] = math.exp(-0.5 * u * u)
+    r[j] = math.exp(-u * delta - half_d2)
+
+
 @nb.njit(cache=True)
 def _sweep_right(s: FloatArray, xg: FloatArray, delta: float, out: FloatArray) -> None:
     """Add, at every grid point, the terms of the sample points at or left of it."""
     n = s.size
-    t = np.empty(n)
-    r = np.empty(n)
-    half_d2 = 0.5 * delta * delta
-    g = math.exp(-delta * delta)
+    t, r, half_d2, g = _sweep_buffers(n, delta)
     first = 0
     stop = 0
     for k in range(xg.size):
@@ -70,9 +86,7 @@ def _sweep_right(s: FloatArray, xg: FloatArray, delta: float, out: FloatArray) -
         while stop < n and s[stop] <= x:
             stop += 1
         for j in range(lo, stop):
-            u = x - s[j]
-            t[j] = math.exp(-0.5 * u * u)
-            r[j] = math.exp(-u * delta - half_d2)
+            _start_terms(t, r, j, x - s[j], delta, half_d2)
         # Sorted points: terms grow towards the nearest point, stop - 1.
         while first < stop and t[first] < REL * t[stop - 1]:
             first += 1
@@ -83,10 +97,7 @@ def _sweep_right(s: FloatArray, xg: FloatArray, delta: float, out: FloatArray) -
 def _sweep_left(s: FloatArray, xg: FloatArray, delta: float, out: FloatArray) -> None:
     """Add, at every grid point, the terms of the sample points strictly right of it."""
     n = s.size
-    t = np.empty(n)
-    r = np.empty(n)
-    half_d2 = 0.5 * delta * delta
-    g = math.exp(-delta * delta)
+    t, r, half_d2, g = _sweep_buffers(n, delta)
     last = n  # active window is s[start:last]
     start = n
     m = xg.size
@@ -98,9 +109,7 @@ def _sweep_left(s: FloatArray, xg: FloatArray, delta: float, out: FloatArray) ->
         while start > 0 and s[start - 1] > x:
             start -= 1
         for j in range(start, hi):
-            u = s[j] - x
-            t[j] = math.exp(-0.5 * u * u)
-            r[j] = math.exp(-u * delta - half_d2)
+            _start_terms(t, r, j, s[j] - x, delta, half_d2)
         while last > start and t[last - 1] < REL * t[start]:
             last -= 1
         out[k] += _window_sum_step(t, r, start, last, g)
