@@ -25,7 +25,7 @@ import numpy as np
 
 from .orderstat import binomial
 from .quantile import lerp, linear_position
-from .random import hi_index, next_u64, stream_state, unit_float
+from .random import hi_index, next_u64, stream_state
 from .resample import (
     CIRCULAR,
     MOVING,
@@ -33,6 +33,7 @@ from .resample import (
     SUPERFLOW,
     fill_counts,
     quantiles_from_counts,
+    stationary_block,
 )
 from .twins import twins
 
@@ -114,14 +115,7 @@ def _band_resample(
         p = 1.0 / block
         log_stay = math.log1p(-p) if p < 1.0 else 0.0
         while m < n:
-            state, v = next_u64(state)
-            pos = hi_index(v, n)
-            length = 1
-            if p < 1.0:
-                state, w = next_u64(state)
-                u = 1.0 - unit_float(w)
-                length = 1 + int(math.floor(math.log(u) / log_stay))
-            take = min(length, n - m)
+            state, pos, take = stationary_block(state, n, n - m, p, log_stay)
             _add_wrapped(pos, take, n, below, prefix, member_slot, band_counts)
             m += take
         return m

@@ -90,6 +90,28 @@ def _fill_circular(
     return state, m
 
 
+@nb.njit(cache=True, inline="always")
+def stationary_block(
+    state: np.uint64, n: int, room: int, p: float, log_stay: float
+) -> tuple[np.uint64, int, int]:
+    """Draw one stationary-bootstrap block: the stream state, its start, its length.
+
+    Politis & Romano (1994): a uniform start and a geometric length with
+    ``p = 1 / mean_block`` and ``log_stay = log(1 - p)`` (0 when ``p == 1``);
+    the length is cut to ``room``, what is left of the resample. Every
+    consumer of a scheme (counts, positions, bands) draws through here, so
+    they all see the same blocks.
+    """
+    state, v = next_u64(state)
+    start = hi_index(v, n)
+    length = 1
+    if p < 1.0:
+        state, w = next_u64(state)
+        u = 1.0 - unit_float(w)  # in (0, 1]: log is finite
+        length = 1 + int(math.floor(math.log(u) / log_stay))
+    return state, start, min(length, room)
+
+
 @nb.njit(cache=True)
 def _fill_stationary(
     counts: np.ndarray, ranks: np.ndarray, mean_block: float, state: np.uint64
@@ -100,14 +122,7 @@ def _fill_stationary(
     log_stay = math.log1p(-p) if p < 1.0 else 0.0
     m = 0
     while m < n:
-        state, v = next_u64(state)
-        pos = hi_index(v, n)
-        length = 1
-        if p < 1.0:
-            state, w = next_u64(state)
-            u = 1.0 - unit_float(w)  # in (0, 1]: log is finite
-            length = 1 + int(math.floor(math.log(u) / log_stay))
-        take = min(length, n - m)
+        state, pos, take = stationary_block(state, n, n - m, p, log_stay)
         for _ in range(take):
             counts[ranks[pos]] += 1
             pos += 1
@@ -342,15 +357,7 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
         p = 1.0 / block
         log_stay = math.log1p(-p) if p < 1.0 else 0.0
         while m < n:
-            state, v = next_u64(state)
-            start = hi_index(v, n)
-            length = 1
-            if p < 1.0:
-                state, w = next_u64(state)
-                u = 1.0 - unit_float(w)
-                length = 1 + int(math.floor(math.log(u) / log_stay))
-            take = min(length, n - m)
-            pos = start
+            state, pos, take = stationary_block(state, n, n - m, p, log_stay)
             for _ in range(take):
                 row[m] = pos
                 m += 1
