@@ -32,7 +32,8 @@ from .resample import (
     STATIONARY,
     SUPERFLOW,
     fill_counts,
-    quantiles_from_counts,
+    quantile_work,
+    quantiles_into,
     stationary_block,
 )
 from .twins import twins
@@ -204,12 +205,7 @@ def _chunk(
     band_counts = np.zeros(band_offset[n_bands], np.int64)
     counts = np.zeros(0, np.int64)
     recounted = 0
-    lo_rank = np.empty(nq, np.int64)
-    hi_rank = np.empty(nq, np.int64)
-    weight = np.empty(nq)
-    lo_val = np.empty(nq)
-    hi_val = np.empty(nq)
-    row = np.empty(nq)
+    work = quantile_work(nq)
     for b in range(first, last):
         below[:] = 0
         band_counts[:] = 0
@@ -225,11 +221,7 @@ def _chunk(
             counts[:] = 0
             state = stream_state(key, b)
             state, m = fill_counts(counts, ranks, kind, block, state)
-            quantiles_from_counts(
-                counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
-            )
-            for i in range(nq):
-                out[b, i] = row[i]
+            quantiles_into(counts, sorted_x, qs, m, work, out[b])
     return recounted
 
 
@@ -531,12 +523,7 @@ def _class_chunk(
     n_of_class = np.zeros(class_offset.size - 1, np.int64)
     counts = np.zeros(0, np.int64)
     recounted = 0
-    lo_rank = np.empty(nq, np.int64)
-    hi_rank = np.empty(nq, np.int64)
-    weight = np.empty(nq)
-    lo_val = np.empty(nq)
-    hi_val = np.empty(nq)
-    row = np.empty(nq)
+    work = quantile_work(nq)
     for r in range(first, last):
         below[:] = 0
         band_counts[:] = 0
@@ -558,11 +545,7 @@ def _class_chunk(
                 class_offset, n_of_class, below, prefix, member_slot, band_counts, counts,
                 ranks, True,
             )  # fmt: skip
-            quantiles_from_counts(
-                counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
-            )
-            for i in range(nq):
-                out[r, i] = row[i]
+            quantiles_into(counts, sorted_x, qs, m, work, out[r])
     return recounted
 
 

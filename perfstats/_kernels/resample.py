@@ -224,6 +224,33 @@ def quantiles_from_counts(
         out[i] = lerp(lo_val[i], hi_val[i], weight[i])
 
 
+@nb.njit(cache=True, inline="always")
+def quantile_work(
+    nq: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Work arrays of :func:`quantiles_into` for ``nq`` quantiles, made once per chunk."""
+    return (
+        np.empty(nq, np.int64), np.empty(nq, np.int64), np.empty(nq),
+        np.empty(nq), np.empty(nq), np.empty(nq),
+    )  # fmt: skip
+
+
+@nb.njit(cache=True, inline="always")
+def quantiles_into(
+    counts: np.ndarray,
+    sorted_x: np.ndarray,
+    qs: np.ndarray,
+    m: int,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    out_row: np.ndarray,
+) -> None:
+    """:func:`quantiles_from_counts` into the first ``qs.size`` entries of ``out_row``."""
+    lo_rank, hi_rank, weight, lo_val, hi_val, row = work
+    quantiles_from_counts(counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val)
+    for i in range(qs.size):
+        out_row[i] = row[i]
+
+
 @nb.njit(cache=True)
 def _stats_chunk(
     sorted_x: np.ndarray,
@@ -241,22 +268,13 @@ def _stats_chunk(
     n = sorted_x.size
     nq = qs.size
     counts = np.zeros(n, np.int64)
-    lo_rank = np.empty(nq, np.int64)
-    hi_rank = np.empty(nq, np.int64)
-    weight = np.empty(nq)
-    lo_val = np.empty(nq)
-    hi_val = np.empty(nq)
-    row = np.empty(nq)
+    work = quantile_work(nq)
     for b in range(first, last):
         counts[:] = 0
         state = stream_state(key, b)
         state, m = fill_counts(counts, ranks, kind, block, state)
         if nq > 0:
-            quantiles_from_counts(
-                counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
-            )
-            for i in range(nq):
-                out[b, i] = row[i]
+            quantiles_into(counts, sorted_x, qs, m, work, out[b])
         if with_mean:
             total = 0.0
             for j in range(n):
