@@ -20,6 +20,7 @@ import numpy as np
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
 from .threads import run_kernel
+from .twins import twins
 
 IID = 0
 MOVING = 1
@@ -282,24 +283,7 @@ def _stats_chunk(
             out[b, nq] = total / m
 
 
-@nb.njit(cache=True)
-def _serial_stats(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    qs: np.ndarray,
-    with_mean: bool,
-    n_resamples: int,
-    key: np.uint64,
-    kind: int,
-    block: float,
-) -> np.ndarray:
-    out = np.empty((n_resamples, qs.size + (1 if with_mean else 0)))
-    _stats_chunk(sorted_x, ranks, qs, with_mean, 0, n_resamples, key, kind, block, out)
-    return out
-
-
-@nb.njit(cache=True, parallel=True)
-def _parallel_stats(
+def _stats(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
     qs: np.ndarray,
@@ -316,6 +300,11 @@ def _parallel_stats(
         last = (c + 1) * n_resamples // chunks
         _stats_chunk(sorted_x, ranks, qs, with_mean, first, last, key, kind, block, out)
     return out
+
+
+# One body, compiled serial and parallel (twins.py): each resample draws from
+# its own stream, so both give the same numbers.
+_serial_stats, _parallel_stats = twins(_stats)
 
 
 @nb.njit(cache=True)
