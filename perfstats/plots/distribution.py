@@ -36,6 +36,15 @@ def _intervals(
     return found if isinstance(found, tuple) else (found,)
 
 
+def _sample_and_axes(data: Any, log: bool, ax: Axes | None) -> tuple[FloatArray, Figure, Axes]:
+    """The checked sample (positive for a log axis) and the figure and axes to draw on."""
+    x = as_sample(data, "data")
+    if log and not bool(np.all(x > 0)):
+        raise ValueError("data must be positive for log=True")
+    fig, axes = figure_and_axes(ax, (7.0, 3.6))
+    return x, fig, axes
+
+
 def _legend(iv: Interval) -> str:
     return f"P{100.0 * iv.q:g} {number(iv.estimate)} [{number(iv.low)}, {number(iv.high)}]"
 
@@ -98,10 +107,7 @@ def histogram(
     >>> fig.axes[0].get_xlabel()
     'value (ms)'
     """
-    x = as_sample(data, "data")
-    if log and not bool(np.all(x > 0)):
-        raise ValueError("data must be positive for log=True")
-    fig, axes = figure_and_axes(ax, (7.0, 3.6))
+    x, fig, axes = _sample_and_axes(data, log, ax)
     if log:
         count = bins if isinstance(bins, int) else 50
         edges: Any = np.geomspace(float(x.min()), float(x.max()), count + 1)
@@ -184,10 +190,7 @@ def ecdf(
     >>> fig.axes[0].get_ylabel()
     'fraction of runs'
     """
-    x = as_sample(data, "data")
-    if log and not bool(np.all(x > 0)):
-        raise ValueError("data must be positive for log=True")
-    fig, axes = figure_and_axes(ax, (7.0, 3.6))
+    x, fig, axes = _sample_and_axes(data, log, ax)
     if log:
         plain_log_axis(axes.xaxis)
     xs = np.sort(x)
