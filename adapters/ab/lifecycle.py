@@ -35,7 +35,7 @@ import signal
 import threading
 import zipfile
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -497,35 +497,36 @@ def teardown(
     return True
 
 
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Turn SIGTERM into KeyboardInterrupt, so a killed run still tears down."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 @contextmanager
-def _uninterrupted() -> Iterator[None]:
-    """Hold off Ctrl-C and SIGTERM while tearing down (the calls have their own timeouts)."""
+def _signal_handlers(handlers: dict[signal.Signals, Any]) -> Iterator[None]:
+    """Set ``handlers`` for the block, then restore the previous ones.
+
+    Python lets only the main thread set handlers; elsewhere the block runs
+    with the process's handlers unchanged.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, handler) for s, handler in handlers.items()}
     try:
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+def _terminate_as_interrupt() -> AbstractContextManager[None]:
+    """Turn SIGTERM into KeyboardInterrupt, so a killed run still tears down."""
+    return _signal_handlers({signal.SIGTERM: _interrupt})
+
+
+def _uninterrupted() -> AbstractContextManager[None]:
+    """Hold off Ctrl-C and SIGTERM while tearing down (the calls have their own timeouts)."""
+    return _signal_handlers({signal.SIGINT: signal.SIG_IGN, signal.SIGTERM: signal.SIG_IGN})
 
 
 @contextmanager
