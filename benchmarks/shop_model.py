@@ -8,6 +8,11 @@
   service's demand over all classes is its CPU busy time divided by the
   completions; the spans split it between the classes in proportion to each
   class's exclusive (own) time in that service.
+* A station's service-time variability (``Station.scv``) comes from the
+  visits that had the service to themselves: a visit's own time is its
+  service time only when no other request was inside the same service
+  meanwhile (otherwise it also holds time spent waiting for the
+  interpreter or a core), so only those visits are used.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from examples.shop.cluster import ORDER
 
@@ -82,6 +89,84 @@ def estimate_demands(runs: Sequence[LoadTestRun]) -> dict[str, dict[str, float]]
         scale = busy[service] / weight
         demands[service] = {kind: e * scale for kind, e in per_request.items()}
     return demands
+
+
+MIN_ALONE_VISITS = 20
+
+
+def _visits(spans: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, str, float, float, float]]:
+    """Every entry into a service: (service, request type, entry span name, start, end, own s).
+
+    An entry is a span whose parent ran in another service (or that has no
+    parent); its own time leaves out its calls to other services.
+    """
+    by_id = {s["id"]: s for s in spans}
+    classes = trace_classes(spans)
+    remote: dict[str, float] = defaultdict(float)
+    for s in spans:
+        parent = by_id.get(s["parent_id"]) if s["parent_id"] is not None else None
+        if parent is not None and parent["service"] != s["service"]:
+            # the callee's span lies inside the caller's entry span
+            entry = parent
+            while entry["parent_id"] is not None and by_id.get(entry["parent_id"], {}).get(
+                "service"
+            ) == entry["service"]:
+                entry = by_id[entry["parent_id"]]
+            remote[entry["id"]] += s["end"] - s["start"]
+    out = []
+    for s in spans:
+        parent = by_id.get(s["parent_id"]) if s["parent_id"] is not None else None
+        if parent is not None and parent["service"] == s["service"]:
+            continue
+        kind = classes.get(s["trace_id"])
+        if kind is None:
+            continue
+        own = max(0.0, s["end"] - s["start"] - remote[s["id"]])
+        out.append((s["service"], kind, s["name"], s["start"], s["end"], own))
+    return out
+
+
+def estimate_scv(runs: Sequence[LoadTestRun]) -> dict[str, float]:
+    """Service -> squared coefficient of variation of a request's service time.
+
+    From the visits that were alone in their service (no other visit of the
+    same service overlapped them): per request type the variances and means
+    of its visits add up (a request that enters a service twice), and the
+    station's value weighs the types by their share of its busy time. A
+    service with fewer than ``MIN_ALONE_VISITS`` such visits of a type keeps
+    the exponential's 1.
+    """
+    samples: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    traces: dict[str, int] = defaultdict(int)
+    for run in runs:
+        for kind in trace_classes(run.spans).values():
+            traces[kind] += 1
+        visits = _visits(run.spans)
+        for service in {v[0] for v in visits}:
+            mine = sorted((v for v in visits if v[0] == service), key=lambda v: v[3])
+            latest_end = float("-inf")
+            for i, v in enumerate(mine):
+                nxt = mine[i + 1][3] if i + 1 < len(mine) else float("inf")
+                if v[3] >= latest_end and v[4] <= nxt:
+                    samples[(service, v[1], v[2])].append(v[5])
+                latest_end = max(latest_end, v[4])
+    out: dict[str, float] = {}
+    for service in ORDER:
+        per_type: dict[str, tuple[float, float, int]] = {}
+        for (svc, kind, _), xs in samples.items():
+            if svc != service:
+                continue
+            x = np.asarray(xs)
+            mean, var, n = per_type.get(kind, (0.0, 0.0, 1 << 30))
+            per_type[kind] = (mean + float(x.mean()), var + float(x.var(ddof=1)), min(n, x.size))
+        usable = {k: v for k, v in per_type.items() if v[2] >= MIN_ALONE_VISITS and v[0] > 0}
+        if not usable:
+            out[service] = 1.0
+            continue
+        weight = {k: traces[k] * m for k, (m, _, _) in usable.items()}
+        total = sum(weight.values())
+        out[service] = sum(weight[k] / total * var / m**2 for k, (m, var, _) in usable.items())
+    return out
 
 
 def system_graphs(spans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -62,7 +62,7 @@ from examples.shop.loadgen import Workload
 
 from .shop_components import run_components
 from .shop_loadtest import LoadTestRun, run_load_test
-from .shop_model import estimate_demands, local_graph, system_graphs
+from .shop_model import estimate_demands, estimate_scv, local_graph, system_graphs
 
 FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
 OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
@@ -89,6 +89,7 @@ class Model:
 
     system_graphs: dict[str, Any]
     demands: dict[str, dict[str, float]]
+    scv: dict[str, float]
     wall_s: float
 
     def network(self, workload: Workload) -> Any:
@@ -98,18 +99,30 @@ class Model:
                 name,
                 servers=1,
                 demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
+                scv=self.scv[name],
             )
             for name in ORDER
         ]
         return perfstats.queueing.OpenNetwork(stations, arrival_rates=rates)
 
 
-def build_model(runs: Sequence[LoadTestRun]) -> Model:
-    """Demands by the utilisation law, and per request type a system graph."""
+def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured") -> Model:
+    """Demands by the utilisation law, per request type a system graph, per service the scv.
+
+    ``service_times="exponential"`` gives every station exponential service
+    times (scv 1) instead of the variability measured from the spans.
+    """
+    if service_times not in ("measured", "exponential"):
+        raise ValueError(
+            f"service_times must be 'measured' or 'exponential', got {service_times!r}"
+        )
     t0 = time.perf_counter()
     demands = estimate_demands(runs)
     graphs = system_graphs([s for run in runs for s in run.spans])
-    return Model(graphs, demands, time.perf_counter() - t0)
+    scv = (
+        estimate_scv(runs) if service_times == "measured" else {name: 1.0 for name in demands}
+    )
+    return Model(graphs, demands, scv, time.perf_counter() - t0)
 
 
 # --- the oracle -------------------------------------------------------------
@@ -357,6 +370,7 @@ def evaluate(
     load_runs: LoadRuns | None = None,
     component_runs: int = COMPONENT_RUNS,
     simulated_requests: int = SIMULATED_REQUESTS,
+    service_times: str = "measured",
 ) -> dict[str, Any]:
     """Run the load tests (unless given) and predictions; the JSON document of the results."""
     n_tests = 0
@@ -373,7 +387,7 @@ def evaluate(
     import networkx  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    model = build_model(load_runs["fixed"][0])
+    model = build_model(load_runs["fixed"][0], service_times=service_times)
     t_model = model.wall_s
     out: dict[str, Any] = {}
     wall_load = 0.0
@@ -431,6 +445,8 @@ def evaluate(
         "stations": list(ORDER),
         "servers": 1,
         "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
+        "service_times": service_times,
+        "scv": dict(model.scv),
         "arrival_rates": {s: SCENARIOS[s].arrival_rates() for s in SCENARIOS},
     }
     out["settings"] = {
@@ -525,6 +541,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also pickle the load tests' measurements here")
     parser.add_argument("--load-runs", type=Path, default=None,
                         help="judge the load tests pickled by --save-runs instead of running them")
+    parser.add_argument("--service-times", default="measured", choices=["measured", "exponential"],
+                        help="the model's service-time variability: measured from the spans "
+                        "(default) or exponential (scv 1) for every station")
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
@@ -557,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
     out = evaluate(
         scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
         seed=args.seed, progress=not args.no_progress, load_runs=load_runs,
+        service_times=args.service_times,
     )
     if args.load_runs is not None:
         # The load tests ran in an earlier process (--save-runs); only the

@@ -2,14 +2,16 @@
 
 Stations are ``ciw.PSNode`` processor-sharing nodes whose threshold is the
 number of servers (each of ``n`` requests present gets ``min(1, c / n)`` of a
-server) and service times are exponential with mean = demand (one visit per
-station), so the simulation and :mod:`perfstats.queueing.analytic` describe
-the same model.
+server) and service times have mean = demand (one visit per station):
+exponential by default, Gamma or constant when a station's ``scv`` says so.
+Processor sharing makes the mean response times insensitive to that choice,
+so the simulation and :mod:`perfstats.queueing.analytic` describe the same
+model whatever the ``scv``.
 
 Random numbers come from NumPy streams tied to what they drive, not from
 one shared stream in event order: each class's arrivals have their own
 stream, and request ``i``'s work at station ``k`` is ``demand x E[i, k]``
-with ``E`` a fixed table of unit exponentials (in a closed network, the
+with ``E`` a fixed table of unit-mean variates (in a closed network, the
 ``j``-th visit of user ``i`` to station ``k``). Two simulations with the
 same seed therefore see the same arrivals and the same work per request:
 when only some demands change (two versions of a system), the difference
@@ -43,34 +45,49 @@ __all__ = ["simulate_closed", "simulate_open"]
 _BLOCK = 4096
 
 
-class _Stream:
-    """Unit exponentials from one generator, drawn in blocks."""
+def _unit_work(gen: np.random.Generator, size: int, scv: float) -> npt.NDArray[np.float64]:
+    """``size`` service-time multipliers of mean 1 and squared variation ``scv``.
 
-    def __init__(self, seed: int, *key: int) -> None:
+    Exponential for 1 (the stream of earlier versions, unchanged), constant
+    for 0, Gamma with shape ``1 / scv`` otherwise.
+    """
+    if scv == 1.0:
+        return gen.standard_exponential(size)
+    if scv == 0.0:
+        return np.ones(size)
+    return gen.standard_gamma(1.0 / scv, size) * scv
+
+
+class _Stream:
+    """Unit-mean variates from one generator, drawn in blocks (exponential by default)."""
+
+    def __init__(self, seed: int, *key: int, scv: float = 1.0) -> None:
         seq = np.random.SeedSequence(seed, spawn_key=key)
         self._gen = np.random.Generator(np.random.PCG64(seq))
+        self._scv = scv
         self._buf = np.empty(0)
         self._pos = 0
 
     def next(self) -> float:
         if self._pos == self._buf.size:
-            self._buf = self._gen.standard_exponential(_BLOCK)
+            self._buf = _unit_work(self._gen, _BLOCK, self._scv)
             self._pos = 0
         self._pos += 1
         return float(self._buf[self._pos - 1])
 
 
 class _Table:
-    """Unit exponentials indexed by request id, extended on demand."""
+    """Unit-mean service-time multipliers indexed by request id, extended on demand."""
 
-    def __init__(self, seed: int, *key: int) -> None:
+    def __init__(self, seed: int, *key: int, scv: float = 1.0) -> None:
         seq = np.random.SeedSequence(seed, spawn_key=key)
         self._gen = np.random.Generator(np.random.PCG64(seq))
+        self._scv = scv
         self._values = np.empty(0)
 
     def __getitem__(self, i: int) -> float:
         while i >= self._values.size:
-            more = self._gen.standard_exponential(max(_BLOCK, self._values.size))
+            more = _unit_work(self._gen, max(_BLOCK, self._values.size), self._scv)
             self._values = np.concatenate([self._values, more])
         return float(self._values[i])
 
@@ -98,17 +115,18 @@ class _WorkById(ciw.dists.Distribution):
 class _WorkPerUser(ciw.dists.Distribution):
     """Work of a closed network's user at one station: its own stream of visits."""
 
-    def __init__(self, demand: float, seed: int, station: int) -> None:
+    def __init__(self, demand: float, seed: int, station: int, scv: float = 1.0) -> None:
         self.demand = demand
         self.seed = seed
         self.station = station
+        self.scv = scv
         self.streams: dict[int, _Stream] = {}
 
     def sample(self, t: Any = None, ind: Any = None) -> float:
         stream = self.streams.get(ind.id_number)
         if stream is None:
             stream = self.streams[ind.id_number] = _Stream(
-                self.seed, 2, self.station, ind.id_number
+                self.seed, 2, self.station, ind.id_number, scv=self.scv
             )
         return self.demand * stream.next()
 
@@ -196,7 +214,7 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
         rest = routes[cls][1:]
         return lambda ind, sim: list(rest)
 
-    tables = [_Table(seed, 1, k) for k in range(len(stations))]
+    tables = [_Table(seed, 1, k, scv=s.scv) for k, s in enumerate(stations)]
 
     network = ciw.create_network(
         arrival_distributions={
@@ -303,7 +321,7 @@ def simulate_closed(
                 else ciw.dists.Deterministic(0.0)
             ]
             + [
-                _WorkPerUser(s.demands[c], seed, k + 1) if c in s.demands else _NEVER
+                _WorkPerUser(s.demands[c], seed, k + 1, s.scv) if c in s.demands else _NEVER
                 for k, s in enumerate(stations)
             ]
             for c in net.classes

@@ -89,3 +89,18 @@ def test_injection_is_configuration() -> None:
         pids = shop.pids
         assert shop.get("gateway", "/checkout?ids=1,2")["page"].startswith("<html>")
     assert all(_stopped(pid) for pid in pids.values())
+
+
+def test_services_run_with_the_short_switch_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    from examples.shop import server
+
+    with Shop() as shop:
+        for name in ORDER:
+            health = shop.get(name, "/_health")
+            assert health["switch_interval"] == pytest.approx(server.SWITCH_INTERVAL_S)
+    monkeypatch.setenv(server.SWITCH_ENV, "0.005")
+    with Shop() as shop:
+        assert shop.get("pricing", "/_health")["switch_interval"] == pytest.approx(0.005)
+    monkeypatch.setenv(server.SWITCH_ENV, "fast")
+    with pytest.raises(ValueError, match="SHOP_SWITCH_INTERVAL must be a positive number"):
+        server.switch_interval()

@@ -196,6 +196,62 @@ def test_simulation_is_reproducible_and_leaves_random_alone() -> None:
     assert a.warmup == 50 and a.n_requests == 500
 
 
+@pytest.mark.parametrize("scv", [0.0, 0.25, 4.0])
+def test_simulation_mean_insensitive_to_service_variability(scv: float) -> None:
+    # Processor sharing: the mean response time depends on the service-time
+    # distribution only through its mean, so the analytic solution still holds.
+    net = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.004, "buy": 0.003}, scv=scv),
+            Station("catalogue", servers=2, demands={"browse": 0.020, "buy": 0.015}, scv=scv),
+        ],
+        arrival_rates={"browse": 30.0, "buy": 20.0},
+    )
+    sol = net.solve()
+    sim = net.simulate(n_requests=40_000, rng=13)
+    for cls in ("browse", "buy"):
+        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
+
+
+def test_service_variability_sets_the_spread_of_response_times() -> None:
+    def spread(scv: float) -> float:
+        net = OpenNetwork([Station("cpu", demands={"r": 0.3}, scv=scv)], arrival_rates={"r": 1.0})
+        x = net.simulate(n_requests=20_000, rng=5).response_times["r"]
+        return float(np.std(x) / np.mean(x))
+
+    low, exp, high = spread(0.0), spread(1.0), spread(4.0)
+    assert low < exp < high
+    # M/D/1-PS at 30% load: most of the spread is the sharing, well below 1.
+    assert low < 0.6 < exp
+
+
+def test_scv_one_keeps_the_exponential_stream() -> None:
+    a = OpenNetwork([Station("cpu", demands={"r": 0.5})], arrival_rates={"r": 1.0})
+    b = OpenNetwork([Station("cpu", demands={"r": 0.5}, scv=1.0)], arrival_rates={"r": 1.0})
+    np.testing.assert_array_equal(
+        a.simulate(n_requests=500, rng=3).response_times["r"],
+        b.simulate(n_requests=500, rng=3).response_times["r"],
+    )
+
+
+def test_closed_simulation_with_constant_service_times() -> None:
+    net = ClosedNetwork(
+        [Station("cpu", demands={"u": 0.2}, scv=0.0), Station("disk", demands={"u": 0.3}, scv=0.0)],
+        population={"u": 3},
+        think_times={"u": 1.0},
+    )
+    sim = net.simulate(n_requests=20_000, rng=4)
+    assert sim.mean_response_time["u"] == pytest.approx(net.solve().response_time["u"], rel=0.03)
+
+
+def test_scv_is_kept_by_demand_factors_and_shown() -> None:
+    net = OpenNetwork([Station("cpu", demands={"r": 0.1}, scv=0.2)], arrival_rates={"r": 1.0})
+    scaled = net.with_demand_factors({"cpu": 2.0})
+    assert scaled.stations[0].scv == 0.2
+    assert scaled.stations[0].demands["r"] == pytest.approx(0.2)
+    assert repr(net.stations[0]) == "Station('cpu', servers=1, demands={'r': 0.1}, scv=0.2)"
+
+
 def test_with_demand_factors() -> None:
     net = OpenNetwork(
         [Station("a", demands={"x": 0.1, "y": 0.2}), Station("b", demands={"x": 0.1})],
@@ -234,6 +290,9 @@ def test_unstable_model_names_station_and_excess() -> None:
         (lambda: Station("s", demands={}), "non-empty mapping"),
         (lambda: Station("s", servers=0, demands={"r": 1.0}), "servers of station 's'"),
         (lambda: Station("", demands={"r": 1.0}), "station name"),
+        (lambda: Station("s", demands={"r": 1.0}, scv=-0.5), "scv of station 's'"),
+        (lambda: Station("s", demands={"r": 1.0}, scv=float("nan")), "scv of station 's'"),
+        (lambda: Station("s", demands={"r": 1.0}, scv=True), "scv of station 's'"),
         (
             lambda: OpenNetwork([Station("s", demands={"r": 0.1})], arrival_rates={"q": 1.0}),
             r"request class\(es\) \['q'\] that no station serves",

@@ -1,0 +1,55 @@
+"""The shop model's service-time variability from spans (benchmarks/shop_model.py)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.shop_model import MIN_ALONE_VISITS, estimate_scv
+
+
+def _trace(i: int, kind: str, start: float, pricing_own: float) -> list[dict[str, Any]]:
+    """gateway root -> pricing /quote (with a nested pricing component), one request."""
+    root, quote, inner = f"{i}-g", f"{i}-q", f"{i}-c"
+    return [
+        {"id": root, "parent_id": None, "trace_id": f"t{i}", "name": kind,
+         "service": "gateway", "start": start, "end": start + 1.5 * pricing_own + 0.004},
+        {"id": quote, "parent_id": root, "trace_id": f"t{i}", "name": "quote",
+         "service": "pricing", "start": start + 0.001, "end": start + 0.001 + pricing_own},
+        # nested inside the same service: part of the same visit, not another one
+        {"id": inner, "parent_id": quote, "trace_id": f"t{i}", "name": "compute_price",
+         "service": "pricing", "start": start + 0.0015, "end": start + 0.0005 + pricing_own},
+    ]
+
+
+def test_scv_from_visits_alone_in_their_service() -> None:
+    rng = np.random.default_rng(1)
+    own = rng.gamma(4.0, 0.002 / 4.0, size=200)  # scv 1/4
+    spans: list[dict[str, Any]] = []
+    for i, x in enumerate(own):
+        spans += _trace(i, "checkout", start=i * 1.0, pricing_own=float(x))
+    # Requests that overlapped another one in pricing waited there: their
+    # times are 20x longer and must not enter the estimate.
+    for j in range(30):
+        t = 500.0 + j
+        spans += _trace(1000 + 2 * j, "checkout", start=t, pricing_own=0.04)
+        spans += _trace(1001 + 2 * j, "checkout", start=t + 0.01, pricing_own=0.04)
+    scv = estimate_scv([SimpleNamespace(spans=spans)])  # type: ignore[list-item]
+    expected = float(own.var(ddof=1) / own.mean() ** 2)
+    assert scv["pricing"] == pytest.approx(expected, rel=1e-9)
+    # the gateway's own time is 4 ms plus half of pricing's
+    gw = 0.004 + 0.5 * own
+    assert scv["gateway"] == pytest.approx(float(gw.var(ddof=1) / gw.mean() ** 2), rel=1e-9)
+    # no span of the catalogue: the exponential's 1
+    assert scv["catalogue"] == 1.0
+
+
+def test_too_few_alone_visits_keep_the_exponential() -> None:
+    spans: list[dict[str, Any]] = []
+    for i in range(MIN_ALONE_VISITS - 1):
+        spans += _trace(i, "checkout", start=float(i), pricing_own=0.002 + 0.0001 * i)
+    scv = estimate_scv([SimpleNamespace(spans=spans)])  # type: ignore[list-item]
+    assert scv["pricing"] == 1.0
