@@ -1,6 +1,6 @@
 """Speed of perfstats against the anchors, timed side by side in one process.
 
-    python benchmarks/speed.py [--quick] [--json out.json] [--only SUBSTRING]
+    python benchmarks/speed.py [--quick] [--json out.json] [--only SUBSTRING ...]
                                [--conditions idle,twin,hog]
 
 Collects ``cases(quick)`` from every ``benchmarks/cases_*.py`` and times each
@@ -78,13 +78,15 @@ _HOG = "while True:\n    pass\n"
 CONDITIONS = ("idle", "twin", "hog")
 
 
-def collect(quick: bool, only: str | None) -> list[SpeedCase]:
+def collect(quick: bool, only: list[str] | None) -> list[SpeedCase]:
+    """Every case, or those whose name contains one of the ``only`` substrings."""
     out: list[SpeedCase] = []
     for path in sorted((ROOT / "benchmarks").glob("cases_*.py")):
         module = importlib.import_module(f"benchmarks.{path.stem}")
         out.extend(module.cases(quick))
     if only:
-        out = [c for c in out if only.lower() in c.name.lower()]
+        wanted = [w.lower() for w in only]
+        out = [c for c in out if any(w in c.name.lower() for w in wanted)]
     return out
 
 
@@ -119,7 +121,7 @@ def _usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def start_load(condition: str, quick: bool, only: str | None) -> list[subprocess.Popen[str]]:
+def start_load(condition: str, quick: bool, only: list[str] | None) -> list[subprocess.Popen[str]]:
     """Start the processes that make ``condition``; return them once they run."""
     if condition == "idle":
         return []
@@ -131,8 +133,8 @@ def start_load(condition: str, quick: bool, only: str | None) -> list[subprocess
     cmd = [sys.executable, str(Path(__file__).resolve()), "--as-load"]
     if quick:
         cmd.append("--quick")
-    if only:
-        cmd += ["--only", only]
+    for substring in only or ():
+        cmd += ["--only", substring]
     twin = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     assert twin.stdout is not None
     twin.stdout.readline()  # "ready": warmed up, now looping
@@ -146,7 +148,7 @@ def stop_load(procs: list[subprocess.Popen[str]]) -> None:
         proc.wait()
 
 
-def run_as_load(quick: bool, only: str | None) -> int:
+def run_as_load(quick: bool, only: list[str] | None) -> int:
     """Loop over the cases forever (the ``twin`` condition's second process)."""
     todo = collect(quick, only)
     for case in todo:
@@ -172,7 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--json", type=Path, help="write the results here")
-    parser.add_argument("--only", help="run only cases whose name contains this")
+    parser.add_argument(
+        "--only",
+        action="append",
+        help="run only cases whose name contains this (repeat for several)",
+    )
     parser.add_argument("--no-cold-start", action="store_true", help="skip the cold-start check")
     parser.add_argument(
         "--conditions",

@@ -129,6 +129,43 @@ def resampled_stats(
     return out
 
 
+def named_distribution(
+    x: FloatArray,
+    stat: str | float,
+    n_resamples: int,
+    block_length: Any,
+    block_kind: str,
+    key: np.uint64,
+    engine: str = "auto",
+) -> np.ndarray:
+    """Resampled values of a named statistic (``"mean"``, ``"median"`` or a quantile).
+
+    The numbers of :func:`perfstats.bootstrap_distribution` for validated
+    arguments (``stat`` as :func:`perfstats.quantile_spec.parse_statistic`
+    returns it) and a stream key instead of ``rng``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import bootstrap_distribution
+    >>> from perfstats._resampling import named_distribution
+    >>> from perfstats._rng import stream_key
+    >>> x = np.random.default_rng(0).normal(10.0, 1.0, size=200)
+    >>> a = named_distribution(x, "median", 300, 4, "moving", stream_key(3))
+    >>> bool(np.array_equal(a, bootstrap_distribution(
+    ...     x, "median", n_resamples=300, block_length=4, rng=3)))
+    True
+    """
+    if stat == "mean":
+        scheme = make_scheme(x, block_length, block_kind)
+        return resampled_stats(scheme, np.empty(0), True, n_resamples, key)[:, 0].copy()
+    qs = np.array([0.5 if stat == "median" else float(stat)])
+    if block_length is None and use_order_engine(engine, x.size):
+        return iid_quantiles(np.sort(x), qs, n_resamples, key, engine)[:, 0].copy()
+    scheme = make_scheme(x, block_length, block_kind)
+    return resampled_stats(scheme, qs, False, n_resamples, key, engine)[:, 0].copy()
+
+
 def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
     """Validate ``engine``; ``"order"`` and ``"chain"`` need an i.i.d. resample of quantiles."""
     check_choice(engine, "engine", ENGINES)

@@ -8,13 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._kernels.resample import resample_positions_range
-from ._resampling import (
-    check_engine,
-    iid_quantiles,
-    make_scheme,
-    resampled_stats,
-    use_order_engine,
-)
+from ._resampling import check_engine, make_scheme, named_distribution
 from ._rng import stream_key
 from ._validation import as_sample, check_choice, check_int
 from .blocks import BLOCK_KINDS
@@ -100,14 +94,7 @@ def bootstrap_distribution(
         scheme = make_scheme(x, block_length, block_kind)
         return _callable_distribution(x, statistic, scheme, n_res, key)
     stat = parse_statistic(statistic)
-    if stat == "mean":
-        scheme = make_scheme(x, block_length, block_kind)
-        return resampled_stats(scheme, np.empty(0), True, n_res, key)[:, 0].copy()
-    qs = np.array([0.5 if stat == "median" else float(stat)])
-    if block_length is None and use_order_engine(eng, x.size):
-        return iid_quantiles(np.sort(x), qs, n_res, key, eng)[:, 0].copy()
-    scheme = make_scheme(x, block_length, block_kind)
-    return resampled_stats(scheme, qs, False, n_res, key, eng)[:, 0].copy()
+    return named_distribution(x, stat, n_res, block_length, block_kind, key, eng)
 
 
 # Positions generated at once for a callable: at most this many bytes.

@@ -17,6 +17,7 @@ import numpy as np
 from ._kernels.exact import exact_bootstrap_bounds
 from ._kernels.order import normal_order_bounds, order_bounds
 from ._kernels.quantile import column_quantiles, sorted_quantiles
+from ._kernels.select import percentile_bounds
 from ._resampling import (
     check_engine,
     iid_quantiles,
@@ -26,7 +27,7 @@ from ._resampling import (
     use_order_engine,
 )
 from ._rng import stream_key
-from ._validation import as_sample, check_choice, check_int, check_level
+from ._validation import FloatArray, as_sample, check_choice, check_int, check_level
 from .blocks import BLOCK_KINDS
 from .interval import Interval
 from .quantile_spec import parse_quantiles
@@ -196,7 +197,42 @@ def percentile_ci(
     n_res = check_int(n_resamples, "n_resamples", minimum=1)
     check_choice(block_kind, "block_kind", BLOCK_KINDS)
     eng = check_engine(engine, iid=method != "block", quantiles=True)
-    tail = (1.0 - lvl) / 2.0
+    out = quantile_intervals(x, qs, lvl, method, n_res, block_length, block_kind, eng, rng=rng)
+    return out[0] if scalar else out
+
+
+def quantile_intervals(
+    x: FloatArray,
+    qs: FloatArray,
+    level: float,
+    method: str,
+    n_resamples: int,
+    block_length: Any,
+    block_kind: str,
+    engine: str,
+    *,
+    rng: Any = None,
+    key: np.uint64 | None = None,
+) -> tuple[Interval, ...]:
+    """The intervals of :func:`percentile_ci` from arguments it has validated.
+
+    For callers that validated their data and options once (a rule judges
+    thousands of sets with the same options): ``x`` a finite 1-D float64
+    array, ``qs`` a float64 array of quantiles in [0, 1], the options as
+    :func:`percentile_ci` returns them from its checks. ``key``, when
+    given, is the resampling methods' stream key and ``rng`` is ignored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.intervals import percentile_ci, quantile_intervals
+    >>> x = np.random.default_rng(0).lognormal(3.0, 0.5, size=300)
+    >>> qs = np.array([0.25, 0.75])
+    >>> quantile_intervals(x, qs, 0.95, "bootstrap", 500, "auto", "moving", "auto", rng=4) == (
+    ...     percentile_ci(x, qs, method="bootstrap", n_resamples=500, rng=4))
+    True
+    """
+    tail = (1.0 - level) / 2.0
     block: float | None = None
 
     if method == "block":
@@ -209,36 +245,40 @@ def percentile_ci(
             resolve_block_length(x, block_length, block_kind)
         sorted_x = np.sort(x)
 
-    if method == "order":
-        lows, highs = order_bounds(sorted_x, qs, tail)
-    elif method == "order-normal":
-        lows, highs = normal_order_bounds(sorted_x, qs, _normal_z(lvl))
-    elif method == "exact-bootstrap":
-        lows, highs = exact_bootstrap_bounds(sorted_x, qs, lvl)
-    elif method == "bootstrap" and use_order_engine(eng, x.size):
-        boot = iid_quantiles(sorted_x, qs, n_res, stream_key(rng), eng)
-        lows, highs = resample_bounds(boot, tail)
+    if method in ("bootstrap", "block"):
+        if key is None:
+            key = stream_key(rng)
+        if method == "bootstrap" and use_order_engine(engine, x.size):
+            boot = iid_quantiles(sorted_x, qs, n_resamples, key, engine)
+        else:
+            if method == "bootstrap":
+                scheme = make_scheme(x, None, block_kind)
+            boot = resampled_stats(scheme, qs, False, n_resamples, key, engine)
+        # Bounds and estimates in one compiled call.
+        rows = percentile_bounds(np.ascontiguousarray(boot, dtype=np.float64), tail, sorted_x, qs)
+        lows, highs, estimates = rows[0], rows[1], rows[2]
     else:
-        if method == "bootstrap":
-            scheme = make_scheme(x, None, block_kind)
-        boot = resampled_stats(scheme, qs, False, n_res, stream_key(rng), eng)
-        lows, highs = resample_bounds(boot, tail)
-
-    estimates = sorted_quantiles(sorted_x, qs)
-    out = tuple(
+        if method == "order":
+            lows, highs = order_bounds(sorted_x, qs, tail)
+        elif method == "order-normal":
+            lows, highs = normal_order_bounds(sorted_x, qs, _normal_z(level))
+        else:
+            lows, highs = exact_bootstrap_bounds(sorted_x, qs, level)
+        estimates = sorted_quantiles(sorted_x, qs)
+    n = int(x.size)
+    return tuple(
         Interval(
             estimate=float(estimates[i]),
             low=float(lows[i]),
             high=float(highs[i]),
-            level=lvl,
+            level=level,
             method=method,
-            n=int(x.size),
+            n=n,
             q=float(qs[i]),
             block_length=block,
         )
         for i in range(qs.size)
     )
-    return out[0] if scalar else out
 
 
 __all__ = ["METHODS", "percentile_ci"]

@@ -58,7 +58,12 @@ def _normal(state: np.uint64) -> tuple[np.uint64, float]:
 def _gamma(state: np.uint64, alpha: float, x: float) -> tuple[np.uint64, float]:
     """Gamma(alpha, 1) for alpha >= 1 (Marsaglia & Tsang), first trying normal ``x``."""
     d = alpha - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
+    return _gamma_dc(state, d, 1.0 / math.sqrt(9.0 * d), x)
+
+
+@nb.njit(cache=True)
+def _gamma_dc(state: np.uint64, d: float, c: float, x: float) -> tuple[np.uint64, float]:
+    """:func:`_gamma` given its constants ``d = alpha - 1/3`` and ``c = 1 / sqrt(9 d)``."""
     first = True
     while True:
         if first:
@@ -283,8 +288,33 @@ def chain_plan(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @nb.njit(cache=True)
-def _gap(state: np.uint64, shape: int, spare: float) -> tuple[np.uint64, float, float]:
-    """Gamma(shape, 1) for an integer shape >= 1, and the spare normal left.
+def gap_constants(n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shapes of the ``ranks.size + 1`` Gamma gaps of a chain, and their constants.
+
+    Every resample of a call draws gaps of the same shapes, so Marsaglia and
+    Tsang's ``d = shape - 1/3`` and ``c = 1 / sqrt(9 d)`` are computed once
+    (the same expressions, so the same numbers, as :func:`_gamma`).
+    """
+    k = ranks.size
+    shape = np.empty(k + 1, np.int64)
+    prev = 0
+    for t in range(k):
+        shape[t] = ranks[t] - prev
+        prev = ranks[t]
+    shape[k] = n + 1 - prev
+    d = np.empty(k + 1)
+    c = np.empty(k + 1)
+    for t in range(k + 1):
+        d[t] = float(shape[t]) - 1.0 / 3.0
+        c[t] = 1.0 / math.sqrt(9.0 * d[t]) if shape[t] > 1 else 0.0
+    return shape, d, c
+
+
+@nb.njit(cache=True)
+def _gap(
+    state: np.uint64, shape: int, d: float, c: float, spare: float
+) -> tuple[np.uint64, float, float]:
+    """Gamma(shape, 1) for an integer shape >= 1 (constants ``d``, ``c``), and the spare normal.
 
     A Box-Muller pair gives two normals; the second (``spare``, NaN when
     none is left) is the first try of the next gap.
@@ -301,7 +331,7 @@ def _gap(state: np.uint64, shape: int, spare: float) -> tuple[np.uint64, float, 
         r = math.sqrt(-2.0 * math.log(u1))
         z = r * math.cos(_TWO_PI * u2)
         spare = r * math.sin(_TWO_PI * u2)
-    state, g = _gamma(state, float(shape), z)
+    state, g = _gamma_dc(state, d, c, z)
     return state, g, spare
 
 
@@ -320,19 +350,35 @@ def chain_quantiles(
 
     ``sums`` is scratch of ``ranks.size``; returns the advanced stream state.
     """
+    shape, d, c = gap_constants(sorted_x.size, ranks)
+    return _chain_draw(sorted_x, lo_slot, hi_slot, weight, shape, d, c, state, sums, out)
+
+
+@nb.njit(cache=True)
+def _chain_draw(
+    sorted_x: np.ndarray,
+    lo_slot: np.ndarray,
+    hi_slot: np.ndarray,
+    weight: np.ndarray,
+    shape: np.ndarray,
+    d: np.ndarray,
+    c: np.ndarray,
+    state: np.uint64,
+    sums: np.ndarray,
+    out: np.ndarray,
+) -> np.uint64:
+    """:func:`chain_quantiles` given the gaps of :func:`gap_constants`."""
     n = sorted_x.size
+    k = shape.size - 1
     total = 0.0
-    prev = 0
     spare = math.nan
-    for t in range(ranks.size):
-        a = ranks[t]
-        state, g, spare = _gap(state, a - prev, spare)
+    for t in range(k):
+        state, g, spare = _gap(state, shape[t], d[t], c[t], spare)
         total += g
         sums[t] = total
-        prev = a
-    state, g, spare = _gap(state, n + 1 - prev, spare)
+    state, g, spare = _gap(state, shape[k], d[k], c[k], spare)
     total += g
-    for t in range(ranks.size):
+    for t in range(k):
         # sums[t] / total is U_(ranks[t]); the scratch now takes its sample value.
         sums[t] = sorted_x[min(int(n * (sums[t] / total)), n - 1)]
     for i in range(out.size):
@@ -343,20 +389,24 @@ def chain_quantiles(
 @nb.njit(cache=True)
 def _chain_chunk(
     sorted_x: np.ndarray,
-    qs: np.ndarray,
+    lo_slot: np.ndarray,
+    hi_slot: np.ndarray,
+    weight: np.ndarray,
+    shape: np.ndarray,
+    d: np.ndarray,
+    c: np.ndarray,
     first: int,
     last: int,
     key: np.uint64,
     out: np.ndarray,
 ) -> None:
-    ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
-    values = np.empty(ranks.size)
-    row = np.empty(qs.size)
+    values = np.empty(shape.size - 1)
+    row = np.empty(weight.size)
     for r in range(first, last):
-        chain_quantiles(
-            sorted_x, ranks, lo_slot, hi_slot, weight, stream_state(key, r), values, row
+        _chain_draw(
+            sorted_x, lo_slot, hi_slot, weight, shape, d, c, stream_state(key, r), values, row
         )
-        for i in range(qs.size):
+        for i in range(weight.size):
             out[r, i] = row[i]
 
 
@@ -365,11 +415,15 @@ def _chain_resample_quantiles(
 ) -> np.ndarray:
     """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``, by chains."""
     out = np.empty((n_resamples, qs.size))
+    # The plan is the same for every chunk: made once, outside the threads.
+    ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
+    shape, d, c = gap_constants(sorted_x.size, ranks)
     chunks = min(_CHUNKS, n_resamples)
-    for c in nb.prange(chunks):
+    for j in nb.prange(chunks):
         _chain_chunk(
-            sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out
-        )
+            sorted_x, lo_slot, hi_slot, weight, shape, d, c,
+            j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out,
+        )  # fmt: skip
     return out
 
 

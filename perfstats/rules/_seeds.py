@@ -11,11 +11,12 @@ current runs" at ``m``, which lets a rule reuse that verdict.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from .._rng import as_generator
+from .._rng import as_generator, stream_key
 
 #: Tags of the roles a resampled set plays in one judgement.
 CURRENT = 0
@@ -32,7 +33,24 @@ def base_seed(rng: Any) -> int:
     return int(as_generator(rng).integers(0, 2**63 - 1))
 
 
+@lru_cache(maxsize=8192)
 def judgement_seed(base: int, size: int, role: int) -> int:
     """The seed of one bootstrap: a hash of the base seed, set size and role."""
+    # Cached: a rule judges the same (base, size, role) again and again (the
+    # previous runs at n are the current runs at n - interval), and hashing
+    # through a SeedSequence costs more than a small bootstrap's bookkeeping.
     seq = np.random.SeedSequence(entropy=base, spawn_key=(size, role))
     return int(seq.generate_state(1, np.uint64)[0])
+
+
+def judgement_key(base: int, size: int, role: int) -> np.uint64:
+    """The kernels' stream key of one bootstrap: ``stream_key(judgement_seed(...))``.
+
+    Examples
+    --------
+    >>> from perfstats._rng import stream_key
+    >>> from perfstats.rules._seeds import CURRENT, judgement_key, judgement_seed
+    >>> bool(judgement_key(1, 100, CURRENT) == stream_key(judgement_seed(1, 100, CURRENT)))
+    True
+    """
+    return stream_key(judgement_seed(base, size, role))

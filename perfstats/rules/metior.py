@@ -33,15 +33,15 @@ from typing import Any
 
 import numpy as np
 
+from .._resampling import named_distribution
 from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive
 from ..blocklength import MIN_SIZE, optimal_block_length
 from ..blocks import BLOCK_KINDS
-from ..bootstrap import bootstrap_distribution
 from ..decision import Decision
 from ..quantile_spec import Statistic, parse_statistic
 from ..wording import pct, statistic_label
-from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_seed
+from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_key
 from .base import Rule
 
 FORMS = ("absolute", "interval")
@@ -181,22 +181,16 @@ class Metior(Rule):
         n = int(data.size)
         previous = data[: n - self._interval]
         b = self.block_length(previous, data)
-        theta_pre = bootstrap_distribution(
-            previous,
-            self.statistic,
-            n_resamples=self.n_resamples,
-            block_length=b,
-            block_kind=self.block_kind,
-            rng=judgement_seed(self.seed, int(previous.size), PREVIOUS),
-        )
-        theta_cur = bootstrap_distribution(
-            data,
-            self.statistic,
-            n_resamples=self.n_resamples,
-            block_length=b,
-            block_kind=self.block_kind,
-            rng=judgement_seed(self.seed, n, CURRENT),
-        )
+        # The data were validated by ``check`` and the options when the rule
+        # was built, so the resamples skip bootstrap_distribution's checks.
+        theta_pre = named_distribution(
+            previous, self.statistic, self.n_resamples, b, self.block_kind,
+            judgement_key(self.seed, int(previous.size), PREVIOUS),
+        )  # fmt: skip
+        theta_cur = named_distribution(
+            data, self.statistic, self.n_resamples, b, self.block_kind,
+            judgement_key(self.seed, n, CURRENT),
+        )  # fmt: skip
         with np.errstate(divide="ignore", invalid="ignore"):
             delta = (theta_pre - theta_cur) / theta_cur
         label = statistic_label(self.statistic)

@@ -38,10 +38,10 @@ from .._validation import check_choice, check_int, check_level, check_positive
 from ..blocklength import MIN_SIZE
 from ..decision import Decision
 from ..interval import Interval
-from ..intervals import percentile_ci
+from ..intervals import quantile_intervals
 from ..quantile_spec import parse_quantiles
 from ..wording import pct, quantile_label, reaches
-from ._seeds import CURRENT, base_seed, judgement_seed
+from ._seeds import CURRENT, base_seed, judgement_key
 from .base import Rule
 
 CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")
@@ -129,6 +129,7 @@ class SuperFlow(Rule):
         self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
         self.seed = base_seed(rng)
+        self._qs = np.array(self.q, dtype=np.float64)
         # The previous runs at n were the current runs at n - interval, and a
         # set is always judged with the same seed, so the last verdict on the
         # current runs serves as the next verdict on the previous runs.
@@ -156,23 +157,27 @@ class SuperFlow(Rule):
         return state
 
     def _judge(self, x: np.ndarray) -> _SetVerdict:
-        kwargs: dict[str, Any] = {"level": self.level, "method": self.method}
+        # ``x`` and the options were validated once (by ``check`` and the
+        # constructor), so the intervals skip percentile_ci's checks.
+        key = None
         if self.method in _RANDOM_METHODS:
-            kwargs["n_resamples"] = self.n_resamples
-            kwargs["rng"] = judgement_seed(self.seed, int(x.size), CURRENT)
-        if self.method == "bootstrap":
-            # Only the three intervals are read, so order-statistic chains
-            # (O(k) per resample; the same distribution) serve at any n.
-            kwargs["engine"] = "chain"
-        if self.method == "block":
-            kwargs["block_kind"] = self.block_kind
-            if x.size < MIN_SIZE:
-                # Politis-White needs 11 points; below that no dependence can
-                # be estimated and blocks of one (the i.i.d. bootstrap) are
-                # the reference code's floor.
-                kwargs["block_length"] = 1
-        intervals = tuple(percentile_ci(x, self.q, **kwargs))
-        return _SetVerdict(intervals, all(iv.within(self.error) for iv in intervals))
+            key = judgement_key(self.seed, int(x.size), CURRENT)
+        # Only the intervals are read, so the i.i.d. bootstrap draws them by
+        # order-statistic chains (O(k) per resample; the same distribution)
+        # at any n.
+        engine = "chain" if self.method == "bootstrap" else "auto"
+        block_length: Any = "auto"
+        if self.method == "block" and x.size < MIN_SIZE:
+            # Politis-White needs 11 points; below that no dependence can
+            # be estimated and blocks of one (the i.i.d. bootstrap) are
+            # the reference code's floor.
+            block_length = 1
+        intervals = quantile_intervals(
+            x, self._qs, self.level, self.method, self.n_resamples, block_length,
+            self.block_kind, engine, key=key,
+        )  # fmt: skip
+        error = self.error
+        return _SetVerdict(intervals, all(iv.within(error) for iv in intervals))
 
     def _previous_verdict(self, previous: np.ndarray) -> _SetVerdict:
         memo = self._memo

@@ -70,3 +70,10 @@ def test_scaling_cases_run_at_small_n() -> None:
     for name, (fn, data) in scaling.case_fns(3000, 50).items():
         fn()
         assert data.size == 3000, name
+
+
+def test_only_takes_several_substrings() -> None:
+    names = [c.name for c in speed.collect(True, ["SuperFlow 2", "metior DECISION"])]
+    assert len(names) == 2
+    assert names[0].startswith("SuperFlow 2 decision") and names[1].startswith("Metior decision")
+    assert len(speed.collect(True, None)) > len(names)
