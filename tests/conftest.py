@@ -86,7 +86,7 @@ def xdist_scope(nodeid: str) -> str:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` with :data:`SERIAL_GROUPS`: the README's ``-n 2 --dist loadfile``.
+    """``pytest -n 2 --dist loadfile`` with :data:`SERIAL_GROUPS` kept on one worker.
 
     A whole file goes to one worker (a module-scoped real service starts once,
     as in a serial run). xdist's own ``--dist loadgroup`` does nothing here: it

@@ -1,4 +1,4 @@
-"""The README's ``pytest -n 2 --dist loadfile`` keeps podman test files on one worker.
+"""``pytest -n 2 --dist loadfile`` keeps the podman test files on one worker.
 
 Container targets remove the containers of killed runs host-wide when they
 start, so two podman test files running at once on two workers would race
