@@ -245,24 +245,10 @@ def _accepts(call: Callable[[Any], Any], data: Any) -> Any:
 CASES = [(name, i) for name, calls in sorted(ADAPTERS.items()) for i in range(len(calls))]
 
 
-@pytest.fixture
-def compiled(name: str, i: int) -> None:
-    """Call the function once before Hypothesis times its examples.
-
-    The first call in a process compiles or loads numba kernels (tens of
-    seconds on a busy runner, e.g. in a fresh pytest-xdist worker): that is
-    not the example's time, and Hypothesis rightly calls such timings flaky.
-    """
-    _accepts(ADAPTERS[name][i], GOOD)
-    _accepts(ADAPTERS[name][i], [])
-
-
 @pytest.mark.parametrize(("name", "i"), CASES, ids=[f"{n}-{i}" for n, i in CASES])
 @FUZZ
 @given(data=SAMPLES)
-def test_public_function_gives_a_result_or_a_clear_error(
-    name: str, i: int, data: Any, compiled: None
-) -> None:
+def test_public_function_gives_a_result_or_a_clear_error(name: str, i: int, data: Any) -> None:
     _accepts(ADAPTERS[name][i], data)
 
 
