@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,56 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
     return {
         str(name): np.loadtxt(perfstats_data / "pt4cloud" / str(name)) for name in manifest["file"]
     }
+
+
+# Test files whose real services share one host-wide resource: under
+# pytest-xdist they run on one worker, one after another. They start podman
+# containers, and a container target's start removes the containers of killed
+# runs host-wide, which would race with the test that kills a run to check
+# exactly that clean-up.
+SERIAL_GROUPS = {
+    "podman": (
+        "tests/adapters/targets/test_container.py",
+        "tests/faults/test_item11_interrupts.py",
+        "tests/security/test_item05_container_env_and_output.py",
+    ),
+}
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit a pytest-xdist worker takes whole: a test's file, or its serial group.
+
+    Examples
+    --------
+    >>> xdist_scope("tests/core/test_gate.py::test_x[1]")
+    'tests/core/test_gate.py'
+    >>> xdist_scope("tests/faults/test_item11_interrupts.py::test_y")
+    'podman'
+    """
+    path = nodeid.split("::", 1)[0]
+    for group, paths in SERIAL_GROUPS.items():
+        if path in paths:
+            return group
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``pytest -n 2 --dist loadfile`` with :data:`SERIAL_GROUPS` kept on one worker.
+
+    A whole file goes to one worker (a module-scoped real service starts once,
+    as in a serial run). xdist's own ``--dist loadgroup`` does nothing here: it
+    tags a test by writing ``item._nodeid``, which pytest 9.2 no longer reads.
+    """
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class FileOrGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    return FileOrGroupScheduling(config, log)
 
 
 # Support files are run by the tests (as function sources, workload scripts),

@@ -79,9 +79,12 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             benchmark.pedantic(lambda: sum(range(100)), rounds=6, iterations=5)
         """))
     out["pytest-benchmark"] = tmp / "ptb.json"
+    # Not an xdist worker, whatever runs this test: pytest-benchmark switches
+    # itself off when it sees PYTEST_XDIST_WORKER and would write no JSON.
+    inner = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
     _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(pt),
           "-c", os.devnull, f"--benchmark-json={out['pytest-benchmark']}",
-          "--benchmark-save-data", str(pt / "test_speed.py")], pt)  # fmt: skip
+          "--benchmark-save-data", str(pt / "test_speed.py")], pt, inner)  # fmt: skip
 
     repo = tmp / "asvrepo"
     (repo / "benchmarks").mkdir(parents=True)
