@@ -70,6 +70,11 @@ def hdi(values: Any, *, probability: float = 0.89) -> tuple[float, float]:
             f"{math.ceil(1.0 / p)}"
         )
     s = np.sort(x)
-    widths = s[k:] - s[: n - k]
+    with np.errstate(over="ignore"):
+        widths = s[k:] - s[: n - k]
+    if not np.isfinite(widths).all():
+        # Values near the float range overflow a width; halves never do, and
+        # halving keeps the order of the widths.
+        widths = s[k:] * 0.5 - s[: n - k] * 0.5
     i = int(np.argmin(widths))
     return float(s[i]), float(s[i + k])

@@ -76,3 +76,16 @@ def test_relative_change_at_any_scale(scale: float) -> None:
     rc = perfstats.relative_change(a * scale, b * scale, rng=1, n_resamples=2000)
     assert np.isfinite([rc.estimate, rc.low, rc.high]).all()
     assert 0.3 < rc.low < rc.estimate < rc.high < 0.7
+
+
+def test_hdi_near_the_float_range_neither_overflows_nor_warns() -> None:
+    import warnings
+
+    # Sums stay finite (the input check), differences of the extremes do not.
+    x = [-9.5e307, 8.0e307, 8.6e307, 9.0e307]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert perfstats.hdi(x, probability=0.5) == (8.0e307, 9.0e307)
+        # Every width overflows: the narrower by halves is the first.
+        y = [9.0e307, -9.5e307, 9.2e307, -9.4e307]
+        assert perfstats.hdi(y, probability=0.5) == (-9.5e307, 9.0e307)
