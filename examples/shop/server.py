@@ -32,10 +32,11 @@ TIMEOUT_S = 30.0
 # CPython lets a CPU-bound thread keep the interpreter for the switch interval
 # (5 ms by default) before a thread that finished waiting for a socket gets
 # it back, and a request waits like this at every read and write: a busy
-# handler then slows its neighbours by several times its own CPU time (the
-# convoy effect), which no thread of a JVM or Go service, and no queueing
-# model of CPU demand, shows. Half a millisecond keeps the services what the
-# shop stands for: threads that share a CPU.
+# handler can slow its neighbours by more than its own CPU time (the convoy
+# effect), which no thread of a JVM or Go service, and no queueing model of
+# CPU demand, shows. Half a millisecond keeps the services closer to what the
+# shop stands for: threads that share a CPU (see README.md for the measured
+# size of the effect).
 SWITCH_INTERVAL_S = 0.0005
 SWITCH_ENV = "SHOP_SWITCH_INTERVAL"
 
