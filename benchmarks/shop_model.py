@@ -91,6 +91,23 @@ def estimate_demands(runs: Sequence[LoadTestRun]) -> dict[str, dict[str, float]]
     return demands
 
 
+def component_cpu(spans: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Request type -> component -> mean thread CPU seconds per call (the spans' ``cpu``)."""
+    classes = trace_classes(spans)
+    total: dict[tuple[str, str], float] = defaultdict(float)
+    calls: dict[tuple[str, str], int] = defaultdict(int)
+    for s in spans:
+        kind = classes.get(s["trace_id"])
+        if kind is None or s.get("cpu") is None:
+            continue
+        total[(kind, s["name"])] += float(s["cpu"])
+        calls[(kind, s["name"])] += 1
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for (kind, name), value in total.items():
+        out[kind][name] = value / calls[(kind, name)]
+    return dict(out)
+
+
 MIN_ALONE_VISITS = 20
 
 

@@ -62,7 +62,13 @@ from examples.shop.loadgen import Workload
 
 from .shop_components import run_components
 from .shop_loadtest import LoadTestRun, run_load_test
-from .shop_model import estimate_demands, estimate_scv, local_graph, system_graphs
+from .shop_model import (
+    component_cpu,
+    estimate_demands,
+    estimate_scv,
+    local_graph,
+    system_graphs,
+)
 
 FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
 OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
@@ -90,6 +96,7 @@ class Model:
     system_graphs: dict[str, Any]
     demands: dict[str, dict[str, float]]
     scv: dict[str, float]
+    component_cpu: dict[str, dict[str, float]]
     wall_s: float
 
     def network(self, workload: Workload) -> Any:
@@ -122,7 +129,8 @@ def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured")
     scv = (
         estimate_scv(runs) if service_times == "measured" else {name: 1.0 for name in demands}
     )
-    return Model(graphs, demands, scv, time.perf_counter() - t0)
+    cpu = component_cpu([s for run in runs for s in run.spans])
+    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0)
 
 
 # --- the oracle -------------------------------------------------------------
@@ -191,11 +199,36 @@ def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
 # --- the prediction ---------------------------------------------------------
 
 
+def calibrated(
+    deviations: dict[str, Any], cpu: dict[str, float] | None
+) -> dict[str, Any]:
+    """The deviations with each MD moved to the system's speed (per request type).
+
+    The component benchmark runs in another process, at another time, often
+    on another core than the services: on this machine the same loop takes
+    1.3 ms in one process and 2 ms in another. What carries over is the
+    relative change; ``md / mean_before`` times the component's CPU time per
+    call in the system's spans (for this request type: a quote prices three
+    items in a checkout and one in a product page) is the change the
+    services see. Components the spans do not know keep their local MD.
+    """
+    if cpu is None:
+        return deviations
+    out: dict[str, Any] = {}
+    for name, dev in deviations.items():
+        if dev.deviated and name in cpu and dev.mean_before > 0:
+            out[name] = dev.md * cpu[name] / dev.mean_before
+        else:
+            out[name] = dev
+    return out
+
+
 def propagate_per_class(
     deviations: dict[str, Any],
     local: Any,
     graphs: dict[str, Any],
     demands: dict[str, dict[str, float]],
+    component_cpu: dict[str, dict[str, float]] | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """Demand factors per request type, and the deviated components no graph holds.
 
@@ -214,7 +247,8 @@ def propagate_per_class(
     why: dict[str, str] = {}
     for kind, graph in graphs.items():
         base = {svc: d[kind] for svc, d in demands.items() if kind in d}
-        prop = perfstats.propagate(deviations, local, graph, demand_before=base)
+        carried = calibrated(deviations, None if component_cpu is None else component_cpu.get(kind))
+        prop = perfstats.propagate(carried, local, graph, demand_before=base)
         mapped.update(prop.mapping)
         for c, reason in prop.unmapped.items():
             why.setdefault(c, reason)
@@ -232,8 +266,12 @@ def predict(
     rng: int,
     component_runs: int = COMPONENT_RUNS,
     simulated_requests: int = SIMULATED_REQUESTS,
+    calibrate: bool = True,
 ) -> tuple[dict[str, Any], float]:
     """The approach's verdict for one version, and its wall time (seconds).
+
+    ``calibrate`` carries each deviated component's relative change at the
+    system's speed (:func:`calibrated`) instead of its local MD.
 
     The wall time covers the component benchmarks of both versions and every
     step of the pipeline.
@@ -246,7 +284,8 @@ def predict(
     }
     network = model.network(workload)
     factors, unmapped = propagate_per_class(
-        deviations, local_graph(before.profile), model.system_graphs, model.demands
+        deviations, local_graph(before.profile), model.system_graphs, model.demands,
+        model.component_cpu if calibrate else None,
     )
     factors = {k: v for k, v in factors.items() if k in network.classes}
     # The paper's verdict: pooled response times, like the oracle's.
@@ -371,6 +410,7 @@ def evaluate(
     component_runs: int = COMPONENT_RUNS,
     simulated_requests: int = SIMULATED_REQUESTS,
     service_times: str = "measured",
+    calibrate: bool = True,
 ) -> dict[str, Any]:
     """Run the load tests (unless given) and predictions; the JSON document of the results."""
     n_tests = 0
@@ -400,6 +440,7 @@ def evaluate(
             pred, pred_wall = predict(
                 version, model, SCENARIOS[name], rng=seed + i,
                 component_runs=component_runs, simulated_requests=simulated_requests,
+                calibrate=calibrate,
             )
             bar.update(1)
             oracle = oracle_verdict(base, runs[version])
@@ -446,6 +487,7 @@ def evaluate(
         "servers": 1,
         "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
         "service_times": service_times,
+        "calibrated": calibrate,
         "scv": dict(model.scv),
         "arrival_rates": {s: SCENARIOS[s].arrival_rates() for s in SCENARIOS},
     }
@@ -544,6 +586,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--service-times", default="measured", choices=["measured", "exponential"],
                         help="the model's service-time variability: measured from the spans "
                         "(default) or exponential (scv 1) for every station")
+    parser.add_argument("--local-md", action="store_true",
+                        help="carry the component benchmarks' MDs as measured (the paper) "
+                        "instead of their relative changes at the system's speed")
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
@@ -576,7 +621,7 @@ def main(argv: list[str] | None = None) -> int:
     out = evaluate(
         scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
         seed=args.seed, progress=not args.no_progress, load_runs=load_runs,
-        service_times=args.service_times,
+        service_times=args.service_times, calibrate=not args.local_md,
     )
     if args.load_runs is not None:
         # The load tests ran in an earlier process (--save-runs); only the

@@ -53,3 +53,27 @@ def test_too_few_alone_visits_keep_the_exponential() -> None:
         spans += _trace(i, "checkout", start=float(i), pricing_own=0.002 + 0.0001 * i)
     scv = estimate_scv([SimpleNamespace(spans=spans)])  # type: ignore[list-item]
     assert scv["pricing"] == 1.0
+
+
+def test_component_cpu_per_request_type_and_calibrated_mds() -> None:
+    from benchmarks.shop_model import component_cpu
+    from benchmarks.system_regression import calibrated
+    from perfstats import local_deviation
+
+    spans = _trace(0, "checkout", start=0.0, pricing_own=0.002)
+    spans += _trace(1, "product", start=1.0, pricing_own=0.002)
+    cpu_of = {"0-q": 0.006, "0-c": 0.002, "1-q": 0.002, "1-c": 0.002, "0-g": 0.001, "1-g": 0.001}
+    for s in spans:
+        s["cpu"] = cpu_of[s["id"]]
+    cpu = component_cpu(spans)
+    assert cpu["checkout"]["quote"] == pytest.approx(0.006)
+    assert cpu["product"]["quote"] == pytest.approx(0.002)
+    # Locally the quote (three items) took 4 ms and now takes 6: +50%.
+    before = np.full(30, 0.004) + np.linspace(0, 1e-5, 30)
+    dev = local_deviation(before, before * 1.5, unit="s")
+    quiet = local_deviation(before, before, unit="s")
+    carried = calibrated({"quote": dev, "apply_discounts": quiet}, cpu["product"])
+    # At the system's speed, for a product page's one-item quote: +1 ms.
+    assert carried["quote"] == pytest.approx(0.5 * 0.002, rel=1e-9)
+    assert carried["apply_discounts"] is quiet
+    assert calibrated({"quote": dev}, None)["quote"] is dev
