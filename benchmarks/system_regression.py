@@ -19,10 +19,17 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   (``benchmarks/shop_model.py``). The variants reuse it with their own
   arrival rates.
 * **Prediction.** Per version: the shop's component test suites before and
-  after (30 runs each, and a cProfile profile), then
+  after (30 runs each, and a cProfile profile), then the pipeline of
   :func:`perfstats.detect_system_regression` (local deviations, mapping onto
   the system graph, propagation to service demands, simulation of the
   model before and after). Its wall time includes the component benchmarks.
+  Two departures from the paper, each with an ablation switch: a deviated
+  component's change is carried as its relative change times its CPU time
+  per call in the system's spans (the benchmark process and the services
+  run at different speeds on this machine; ``--local-md`` carries the local
+  MD as the paper does), and each station's service times have the
+  variability measured from the spans (``--service-times exponential``
+  for the textbook exponential).
 
 Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
 rate), ``variant2`` (another request mix), ``variant3`` (both).
