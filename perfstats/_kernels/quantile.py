@@ -34,6 +34,18 @@ def linear_position(m: int, q: float) -> tuple[int, int, float]:
     return lo, lo + 1, g
 
 
+@nb.njit(cache=True, inline="always")
+def column_into(values: np.ndarray, j: int, col: np.ndarray) -> bool:
+    """Copy column ``j`` of ``values`` into ``col``; whether it holds a NaN."""
+    nan = False
+    for i in range(values.shape[0]):
+        v = values[i, j]
+        col[i] = v
+        if v != v:
+            nan = True
+    return nan
+
+
 @nb.njit(cache=True)
 def sorted_quantiles(sorted_x: np.ndarray, qs: np.ndarray) -> np.ndarray:
     """Quantiles ``qs`` of an already sorted sample."""
@@ -64,13 +76,7 @@ def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
     kth = np.unique(kth)
     col = np.empty(m)
     for j in range(k):
-        nan = False
-        for i in range(m):
-            v = values[i, j]
-            col[i] = v
-            if v != v:
-                nan = True
-        if nan:
+        if column_into(values, j, col):
             out[:, j] = np.nan
             continue
         part = np.partition(col, kth)

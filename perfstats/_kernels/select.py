@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .quantile import lerp, linear_position
+from .quantile import column_into, lerp, linear_position
 
 # Partition rounds before a range is sorted outright: a guard against the
 # rare inputs on which median-of-three pivots keep splitting badly.
@@ -108,13 +108,7 @@ def percentile_bounds(
     lo2, hi2, g2 = linear_position(m, 1.0 - tail)
     col = np.empty(m)
     for j in range(k):
-        nan = False
-        for i in range(m):
-            v = boot[i, j]
-            col[i] = v
-            if v != v:
-                nan = True
-        if nan:
+        if column_into(boot, j, col):
             out[0, j] = np.nan
             out[1, j] = np.nan
         else:
