@@ -9,6 +9,7 @@ of a real system would be.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
@@ -34,6 +35,25 @@ __all__ = ["DEFAULT_PREDICTION_REQUESTS", "RegressionPrediction", "predict_regre
 # at 1.1-1.9 CPU seconds (``--timing``: 3.2 s with 20,000; wall 4.7-8 s on
 # the shared 2-core machine at load average 19; see benchmarks/results/).
 DEFAULT_PREDICTION_REQUESTS = 10_000
+
+# A saturated station's backlog grows by about n (1 - 1/load) requests over a
+# run of n, and ciw's processor-sharing node updates every request in service
+# at each event, so such a run costs O(n^2 (1 - 1/load)): 5,000 requests at
+# load 1.3 took 34 s and 10,000 took 140 s (variant 3 of the shop
+# evaluation). Capping n^2 (1 - 1/load) at this budget keeps a saturated
+# prediction near 2 s (2,000 requests at load 1.3) while the verdict, a
+# backlog that never drains, is the same at any length.
+_SATURATED_BUDGET = 1.0e6
+_SATURATED_MIN_REQUESTS = 500
+
+
+def _saturated_requests(n: int, load: Mapping[str, float]) -> int:
+    """Requests to simulate when some station's offered load is at least 1."""
+    growth = max(1.0 - 1.0 / u for u in load.values() if u >= 1.0)
+    if growth <= 0.0:
+        return n
+    cap = int(math.sqrt(_SATURATED_BUDGET / growth))
+    return min(n, max(_SATURATED_MIN_REQUESTS, cap))
 
 
 @dataclass(frozen=True)
@@ -73,11 +93,13 @@ class RegressionPrediction:
     saturated : tuple of str
         Stations whose utilisation reaches 1 with the changed demands (the
         changed model has no steady state; its simulated response times
-        grow with the length of the run).
+        grow with the length of the run, so both versions are simulated
+        over a shorter run, see :func:`predict_regression`).
     demand_factors : mapping
         The factors applied.
     n_requests : int
-        Requests simulated per version.
+        Requests simulated per version (fewer than asked for when a station
+        saturates).
     alpha : float
         Significance level.
     before, after : SimulationResult
@@ -203,7 +225,8 @@ def predict_regression(
         {station: factor}}`` (e.g. :attr:`Propagation.demand_factors`).
         Stations not named keep their demand.
     n_requests : int
-        Requests simulated per version (default 10,000).
+        Requests simulated per version (default 10,000); fewer when the
+        changed demands saturate a station (see Notes).
     rng : None, int or numpy.random.Generator
         Seeds the simulations; both versions use the same stream.
     alpha : float
@@ -242,6 +265,17 @@ def predict_regression(
     p-values are optimistic; together with the effect-size condition the
     verdict stays conservative.
 
+    *Saturation.* When the changed demands put a station's offered load at
+    or above 1, the changed model has no steady state: its backlog grows by
+    about ``n (1 - 1/load)`` requests over ``n`` arrivals, and its response
+    times with the length of the run. The mean and the MPD then describe
+    that run only, not a long-run value, and the reason says which stations
+    saturate. Simulating processor sharing costs time in proportion to the
+    backlog, so such a run would grow quadratically; both versions are
+    therefore simulated over ``min(n_requests, sqrt(10**6 / (1 - 1/load)))``
+    requests (at least 500), e.g. 2,000 at load 1.3, and
+    :attr:`RegressionPrediction.n_requests` says how many.
+
     References
     ----------
     Liao et al., ICSE 2025, Section III-D; see the References of :mod:`perfstats.propagation`.
@@ -274,13 +308,17 @@ def predict_regression(
         a.demands != b.demands for a, b in zip(model.stations, changed_model.stations, strict=True)
     )
     seed = int(as_generator(rng).integers(0, 2**31 - 1))
-    before = model.simulate(n_requests=n, rng=seed)
-    after = changed_model.simulate(n_requests=n, rng=seed) if changed else before
     saturated: tuple[str, ...] = ()
     load: dict[str, float] = {}
     if isinstance(changed_model, OpenNetwork):
         load = changed_model.offered_load()
         saturated = tuple(k for k, u in load.items() if u >= 1.0)
+    if saturated:
+        # Both versions over the same, shorter run, so that the common random
+        # numbers still pair their requests.
+        n = _saturated_requests(n, load)
+    before = model.simulate(n_requests=n, rng=seed)
+    after = changed_model.simulate(n_requests=n, rng=seed) if changed else before
     x, y = before.all_response_times(), after.all_response_times()
     test = wilcoxon_ranksum(y, x)
     effect = cliffs_delta(y, x)

@@ -84,6 +84,19 @@ def test_saturating_change_is_reported() -> None:
     assert res.regression and "'catalogue' (utilisation 1.2) saturate" in res.reason
 
 
+@pytest.mark.parametrize(("factor", "expected"), [(3.0, 2449), (10.0, 1154), (1.5, 10_000)])
+def test_saturated_runs_are_shortened_by_the_backlog_growth(factor: float, expected: int) -> None:
+    # load 0.4 * factor at the catalogue: n = sqrt(1e6 / (1 - 1/load)) when it is >= 1
+    res = predict_regression(shop_model(), {"catalogue": factor}, n_requests=10_000, rng=5)
+    assert res.n_requests == expected
+    # The stable original completes every request; a saturated version
+    # leaves part of its backlog unfinished at the end of the run.
+    assert res.before.all_response_times().size == expected
+    assert res.after.all_response_times().size <= expected
+    assert res.regression
+    assert bool(res.saturated) is (factor * 0.4 >= 1.0)
+
+
 def test_closed_model() -> None:
     model = ClosedNetwork(
         [Station("cpu", demands={"u": 0.05}), Station("db", demands={"u": 0.03})],
