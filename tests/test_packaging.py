@@ -52,7 +52,9 @@ def _import_each(python: Path, cwd: Path, names: list[str]) -> dict[str, str]:
 
 
 def _fresh_env(root: Path) -> Path:
-    venv.EnvBuilder(with_pip=True, clear=True).create(root)
+    # No pip of its own (ensurepip takes most of the set-up): the running
+    # pip installs into it with --python.
+    venv.EnvBuilder(with_pip=False, clear=True).create(root)
     python = root / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -69,8 +71,9 @@ def _fresh_env(root: Path) -> Path:
 
 
 def _pip(python: Path, *args: str) -> None:
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", *args],
+        [*pip, "install", "--quiet", "--no-deps", *args],
         check=True,
         cwd=REPO,
     )
