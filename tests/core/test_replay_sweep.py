@@ -36,6 +36,18 @@ def part(scope_traces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: scope_traces[k][:250] for k in NAMES}
 
 
+@pytest.fixture(scope="module")
+def serial_sweep(part: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The in-process sweep of :func:`configs` from starts 0 and 30 (the tests' reference)."""
+    return sweep(configs(), part, starts=[0, 30], workers=1, progress=False)
+
+
+@pytest.fixture(scope="module")
+def serial_metior(part: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The in-process replay of the Metior configuration."""
+    return replay(configs()["Metior"], part, workers=1, progress=False)
+
+
 def configs() -> dict[str, Rule]:
     """A small sweep: SuperFlow's bootstrap at two errors, PT4Cloud, Metior."""
     return {
@@ -76,10 +88,10 @@ def test_sweep_equals_one_replay_per_rule(part: dict[str, np.ndarray]) -> None:
 
 @pytest.mark.parametrize("per_task", [1, 2, 4, 6, 50])
 def test_traces_per_task_does_not_change_the_result(
-    part: dict[str, np.ndarray], per_task: int
+    part: dict[str, np.ndarray], serial_sweep: pd.DataFrame, per_task: int
 ) -> None:
     rules = configs()
-    serial = sweep(rules, part, starts=[0, 30], workers=1, progress=False)
+    serial = serial_sweep
     executor = CountingExecutor()
     with executor:
         got = sweep(
@@ -98,9 +110,11 @@ def test_traces_per_task_does_not_change_the_result(
 
 
 @pytest.mark.parametrize("per_task", [1, 4, 6])
-def test_replay_traces_per_task(part: dict[str, np.ndarray], per_task: int) -> None:
+def test_replay_traces_per_task(
+    part: dict[str, np.ndarray], serial_metior: pd.DataFrame, per_task: int
+) -> None:
     rule = configs()["Metior"]
-    serial = replay(rule, part, workers=1, progress=False)
+    serial = serial_metior
     executor = CountingExecutor()
     with executor:
         got = replay(rule, part, progress=False, executor=executor, traces_per_task=per_task)
