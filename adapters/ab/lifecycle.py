@@ -34,7 +34,7 @@ import os
 import signal
 import threading
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,18 +280,28 @@ def _explain(exc: Exception, action: str, spec: FunctionSpec | None = None) -> E
     return exc
 
 
-def _owned(client: Any, name: str) -> dict[str, Any] | None:
-    """The function's configuration if it exists; ValueError if it is not perfstats'."""
+def _unless_missing(request: Callable[[], Any], action: str) -> Any:
+    """The answer to ``request`` (a control-plane call), or None when its function does not exist.
+
+    Any other failure is raised as :func:`_explain` words it, ``action`` naming what was done.
+    """
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
-        found = client.get_function(FunctionName=name)
+        return request()
     except ClientError as exc:
         if _error(exc)[0] == "ResourceNotFoundException":
             return None
-        raise _explain(exc, f"looking up {name!r}") from None
+        raise _explain(exc, action) from None
     except BotoCoreError as exc:
-        raise _explain(exc, f"looking up {name!r}") from None
+        raise _explain(exc, action) from None
+
+
+def _owned(client: Any, name: str) -> dict[str, Any] | None:
+    """The function's configuration if it exists; ValueError if it is not perfstats'."""
+    found = _unless_missing(lambda: client.get_function(FunctionName=name), f"looking up {name!r}")
+    if found is None:
+        return None
     tags = found.get("Tags") or {}
     if tags.get(OWNER_TAG) != OWNER:
         raise ValueError(
@@ -476,8 +486,6 @@ def teardown(
         When the function exists and perfstats did not create it (no
         ``perfstats:owner`` tag); it is left as it is.
     """
-    from botocore.exceptions import BotoCoreError, ClientError
-
     function = name.name if isinstance(name, Deployment) else name
     if not isinstance(function, str) or not function:
         raise ValueError(f"name must be a function name; got {name!r}")
@@ -485,14 +493,12 @@ def teardown(
         client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
     if _owned(client, function) is None:
         return False
-    try:
-        client.delete_function(FunctionName=function)
-    except ClientError as exc:
-        if _error(exc)[0] == "ResourceNotFoundException":
-            return False
-        raise _explain(exc, f"deleting {function!r}") from None
-    except BotoCoreError as exc:
-        raise _explain(exc, f"deleting {function!r}") from None
+    # boto3 answers every successful request with a dict (its ResponseMetadata at least).
+    deleted = _unless_missing(
+        lambda: client.delete_function(FunctionName=function), f"deleting {function!r}"
+    )
+    if deleted is None:
+        return False
     logger.info("deleted %s", function)
     return True
 

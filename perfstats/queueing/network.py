@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -143,6 +143,11 @@ class Station:
         )
 
 
+def _brief(values: Mapping[str, float], digits: int) -> str:
+    """``{a=0.5, b=1.25}``: a mapping of figures, short, for a result's repr."""
+    return "{" + ", ".join(f"{k}={v:.{digits}g}" for k, v in values.items()) + "}"
+
+
 @dataclass(frozen=True)
 class QueueingSolution:
     """Analytic solution of a queueing network (means, steady state).
@@ -170,12 +175,11 @@ class QueueingSolution:
     method: str
 
     def __repr__(self) -> str:
-        u = ", ".join(f"{k}={v:.3g}" for k, v in self.utilization.items())
-        r = ", ".join(f"{k}={v:.4g}" for k, v in self.response_time.items())
-        x = ", ".join(f"{k}={v:.4g}" for k, v in self.throughput.items())
         return (
-            f"QueueingSolution(method={self.method!r}, utilization={{{u}}}, "
-            f"response_time={{{r}}}, throughput={{{x}}})"
+            f"QueueingSolution(method={self.method!r}, "
+            f"utilization={_brief(self.utilization, 3)}, "
+            f"response_time={_brief(self.response_time, 4)}, "
+            f"throughput={_brief(self.throughput, 4)})"
         )
 
 
@@ -228,11 +232,10 @@ class SimulationResult:
         return np.concatenate(list(self.response_times.values()))
 
     def __repr__(self) -> str:
-        r = ", ".join(f"{k}={v:.4g}" for k, v in self.mean_response_time.items())
-        u = ", ".join(f"{k}={v:.3g}" for k, v in self.utilization.items())
         return (
-            f"SimulationResult(n_requests={self.n_requests}, mean_response_time={{{r}}}, "
-            f"utilization={{{u}}}, duration={self.duration:.4g})"
+            f"SimulationResult(n_requests={self.n_requests}, "
+            f"mean_response_time={_brief(self.mean_response_time, 4)}, "
+            f"utilization={_brief(self.utilization, 3)}, duration={self.duration:.4g})"
         )
 
 
@@ -261,7 +264,12 @@ def _classes_of(stations: tuple[Station, ...]) -> list[str]:
     return out
 
 
-def _check_classes(given: Mapping[str, Any], stations: tuple[Station, ...], what: str) -> None:
+def _check_classes(given: Any, stations: tuple[Station, ...], what: str, values: str) -> None:
+    """``given`` maps exactly the classes the stations serve to ``values`` (named in errors)."""
+    if not isinstance(given, Mapping) or not given:
+        raise ValueError(
+            f"{what} must be a non-empty mapping {{request_class: {values}}}, got {given!r}"
+        )
     served = _classes_of(stations)
     unknown = [c for c in given if c not in served]
     if unknown:
@@ -321,7 +329,41 @@ def _scaled_stations(
     )
 
 
-class OpenNetwork:
+class _Network:
+    """What open and closed networks share: a simulation run the same way."""
+
+    stations: tuple[Station, ...]
+    classes: tuple[str, ...]
+
+    @staticmethod
+    def _simulator() -> Callable[..., SimulationResult]:
+        """The simulation function of the network's kind (imported late: ``ciw`` is slow)."""
+        raise NotImplementedError
+
+    def simulate(
+        self,
+        *,
+        n_requests: int = DEFAULT_REQUESTS,
+        warmup: int | None = None,
+        rng: Any = None,
+    ) -> SimulationResult:
+        """Discrete-event simulation with ``ciw``.
+
+        Parameters
+        ----------
+        n_requests : int
+            Requests measured, over all classes (default 100,000: a
+            root-mean-square error of the mean response time below 1% at
+            50% utilisation, measured on M/M/1).
+        warmup : int, optional
+            Requests discarded first; default ``n_requests // 10``.
+        rng : None, int or numpy.random.Generator
+            Seeds the run; the same seed gives the same samples.
+        """
+        return self._simulator()(self, n_requests=n_requests, warmup=warmup, rng=rng)
+
+
+class OpenNetwork(_Network):
     """A multi-class open queueing network with Poisson arrivals.
 
     Parameters
@@ -373,12 +415,7 @@ class OpenNetwork:
 
     def _setup(self, stations: Iterable[Station], arrival_rates: Mapping[str, float]) -> None:
         self.stations = _stations(stations)
-        if not isinstance(arrival_rates, Mapping) or not arrival_rates:
-            raise ValueError(
-                f"arrival_rates must be a non-empty mapping {{request_class: per second}}, "
-                f"got {arrival_rates!r}"
-            )
-        _check_classes(arrival_rates, self.stations, "arrival_rates")
+        _check_classes(arrival_rates, self.stations, "arrival_rates", "per second")
         self.arrival_rates: Mapping[str, float] = _frozen(
             {c: _positive(r, f"arrival rate of class {c!r}") for c, r in arrival_rates.items()}
         )
@@ -428,35 +465,17 @@ class OpenNetwork:
         self.check_stability()  # also for networks built without the check
         return solve_open(self)
 
-    def simulate(
-        self,
-        *,
-        n_requests: int = DEFAULT_REQUESTS,
-        warmup: int | None = None,
-        rng: Any = None,
-    ) -> SimulationResult:
-        """Discrete-event simulation with ``ciw``.
-
-        Parameters
-        ----------
-        n_requests : int
-            Requests measured, over all classes (default 100,000: a
-            root-mean-square error of the mean response time below 1% at
-            50% utilisation, measured on M/M/1).
-        warmup : int, optional
-            Requests discarded first; default ``n_requests // 10``.
-        rng : None, int or numpy.random.Generator
-            Seeds the run; the same seed gives the same samples.
-        """
+    @staticmethod
+    def _simulator() -> Callable[..., SimulationResult]:
         from .simulation import simulate_open
 
-        return simulate_open(self, n_requests=n_requests, warmup=warmup, rng=rng)
+        return simulate_open
 
     def __repr__(self) -> str:
         return f"OpenNetwork({list(self.stations)!r}, arrival_rates={dict(self.arrival_rates)!r})"
 
 
-class ClosedNetwork:
+class ClosedNetwork(_Network):
     """A multi-class closed queueing network: a fixed population of users.
 
     Each of the ``population[c]`` users of class ``c`` thinks for an
@@ -503,12 +522,7 @@ class ClosedNetwork:
         think_times: Mapping[str, float] | None = None,
     ) -> None:
         self.stations = _stations(stations)
-        if not isinstance(population, Mapping) or not population:
-            raise ValueError(
-                f"population must be a non-empty mapping {{request_class: users}}, "
-                f"got {population!r}"
-            )
-        _check_classes(population, self.stations, "population")
+        _check_classes(population, self.stations, "population", "users")
         self.population: Mapping[str, int] = MappingProxyType(
             {
                 c: check_int(n, f"population of class {c!r}", minimum=0)
@@ -556,17 +570,11 @@ class ClosedNetwork:
 
         return solve_closed(self)
 
-    def simulate(
-        self,
-        *,
-        n_requests: int = DEFAULT_REQUESTS,
-        warmup: int | None = None,
-        rng: Any = None,
-    ) -> SimulationResult:
-        """Discrete-event simulation with ``ciw`` (see :meth:`OpenNetwork.simulate`)."""
+    @staticmethod
+    def _simulator() -> Callable[..., SimulationResult]:
         from .simulation import simulate_closed
 
-        return simulate_closed(self, n_requests=n_requests, warmup=warmup, rng=rng)
+        return simulate_closed
 
     def __repr__(self) -> str:
         return (
