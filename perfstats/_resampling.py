@@ -102,9 +102,10 @@ def resampled_stats(
 ) -> np.ndarray:
     """Resampled quantiles (columns in the order of ``qs``), plus the mean if asked.
 
-    Block schemes: long blocks or large samples go through the band engine
-    (the same numbers); under ``engine="auto"``, short fixed-length blocks
-    of a large sample go through block classes (the same distribution).
+    Block schemes: long blocks or large samples go through the band engine,
+    fixed-length blocks of small samples through window tables (both the
+    same numbers); under ``engine="auto"``, short fixed-length blocks of a
+    large sample go through block classes (the same distribution).
     """
     if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
         return band_stats(scheme, qs, n_resamples, key, classes=True)
