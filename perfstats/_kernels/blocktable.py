@@ -61,6 +61,10 @@ def block_table(ranks: np.ndarray, b: int, n_starts: int, shift: int, n_cols: in
     return below
 
 
+# The coarse and fine counts (as uint64 words) and the masks of the full
+# windows, then the same of the windows of the last, shorter block.
+Tables = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
 # Columns of the coarse table: a row is four uint64 words of four int16
 # counts, summed four lanes at a time (so n < 15 * 2**COARSE).
 COARSE_COLUMNS = 16
@@ -141,12 +145,7 @@ def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
 def _table_chunk(
     sorted_x: np.ndarray,
     qs: np.ndarray,
-    coarse_below: np.ndarray,
-    fine_below: np.ndarray,
-    masks: np.ndarray,
-    coarse_tail: np.ndarray,
-    fine_tail: np.ndarray,
-    masks_tail: np.ndarray,
+    tables: Tables,
     first: int,
     last: int,
     key: np.uint64,
@@ -154,8 +153,9 @@ def _table_chunk(
     b: int,
     out: np.ndarray,
 ) -> None:
-    # The tables arrive as uint64 words of four int16 counts: summing a
-    # word sums four counts (no lane overflows, as every count is <= n).
+    # The count tables arrive as uint64 words of four int16 counts: summing
+    # a word sums four counts (no lane overflows, as every count is <= n).
+    coarse_below, fine_below, masks, coarse_tail, fine_tail, masks_tail = tables
     n = sorted_x.size
     nq = qs.size
     acc = np.zeros(17, np.int64)
@@ -282,12 +282,7 @@ def _table_chunk(
 def _table(
     sorted_x: np.ndarray,
     qs: np.ndarray,
-    coarse_below: np.ndarray,
-    fine_below: np.ndarray,
-    masks: np.ndarray,
-    coarse_tail: np.ndarray,
-    fine_tail: np.ndarray,
-    masks_tail: np.ndarray,
+    tables: Tables,
     n_resamples: int,
     key: np.uint64,
     kind: int,
@@ -296,10 +291,9 @@ def _table(
     out = np.empty((n_resamples, qs.size))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
-        _table_chunk(
-            sorted_x, qs, coarse_below, fine_below, masks, coarse_tail, fine_tail, masks_tail,
-            c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, kind, b, out,
-        )  # fmt: skip
+        first = c * n_resamples // chunks
+        last = (c + 1) * n_resamples // chunks
+        _table_chunk(sorted_x, qs, tables, first, last, key, kind, b, out)
     return out
 
 

@@ -9,40 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.engines import direct_quantiles
+from support.samples import ar1_lognormal
 
 import perfstats
 from perfstats._kernels import blocktable as kt
-from perfstats._kernels import resample as kr
 from perfstats._kernels.threads import fixed_threads, one_thread
 from perfstats._resampling import (
     TABLE_MAX_N,
-    Scheme,
     make_scheme,
     table_stats,
     use_table_engine,
 )
 from perfstats._rng import stream_key
-
-
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    e = rng.normal(size=n)
-    y = np.empty(n)
-    y[0] = e[0]
-    for i in range(1, n):
-        y[i] = phi * y[i - 1] + e[i]
-    return np.exp(y)
-
-
-def _direct(scheme: Scheme, qs: np.ndarray, b: int, key: np.uint64) -> np.ndarray:
-    """The counting kernel itself (it wants ascending quantiles)."""
-    order = np.argsort(qs, kind="stable")
-    got = kr._serial_stats(
-        scheme.sorted_x, scheme.ranks, qs[order], False, b, key, scheme.kind, float(scheme.block)
-    )
-    out = np.empty_like(got)
-    out[:, order] = got
-    return out
 
 
 @pytest.mark.parametrize("block_kind", ["moving", "circular", "superflow"])
@@ -53,17 +32,19 @@ def _direct(scheme: Scheme, qs: np.ndarray, b: int, key: np.uint64) -> np.ndarra
 def test_table_engine_equals_direct_counting(n: int, block_length: int, block_kind: str) -> None:
     if block_kind == "superflow" and (n - block_length) // block_length < 1:
         pytest.skip("no whole block for the reference scheme")
-    x = np.round(_ar1(n, 0.6, n + block_length), 1)  # ties too
+    x = np.round(ar1_lognormal(n, 0.6, n + block_length), 1)  # ties too
     # Unsorted, repeated, extreme and nearly equal quantiles: the group
     # pointers must also step back between neighbouring quantiles.
     qs = np.array([0.9, 0.01, 0.5, 0.5001, 0.5002, 1.0, 0.0, 0.5])
     scheme = make_scheme(x, block_length, block_kind)
     key = stream_key(n * 7 + block_length)
-    np.testing.assert_array_equal(table_stats(scheme, qs, 300, key), _direct(scheme, qs, 300, key))
+    np.testing.assert_array_equal(
+        table_stats(scheme, qs, 300, key), direct_quantiles(scheme, qs, 300, key)
+    )
 
 
 def test_window_tables_match_their_definition() -> None:
-    x = _ar1(700, 0.5, 3)
+    x = ar1_lognormal(700, 0.5, 3)
     scheme = make_scheme(x, 9, "circular")
     n, b = x.size, 9
     below = kt.block_table(scheme.ranks, b, n, kt.FINE, kt.fine_columns(n))
@@ -78,30 +59,17 @@ def test_window_tables_match_their_definition() -> None:
 
 
 def test_superflow_and_metior_decisions_use_the_tables() -> None:
-    x = _ar1(1000, 0.5, 7)
+    x = ar1_lognormal(1000, 0.5, 7)
     scheme = make_scheme(x, "auto", "moving")
     assert use_table_engine(scheme)
     assert not use_table_engine(make_scheme(x, 3, "moving"))  # short blocks: direct
     assert not use_table_engine(make_scheme(x, 4.5, "stationary"))
     assert TABLE_MAX_N <= kt.MAX_N
-    assert not use_table_engine(make_scheme(_ar1(TABLE_MAX_N + 1, 0.5, 1), 20, "moving"))
-
-
-def test_public_block_interval_equals_the_direct_engine() -> None:
-    x = _ar1(1000, 0.5, 2)
-    scheme = make_scheme(x, 25, "moving")
-    assert use_table_engine(scheme)
-    ivs = perfstats.percentile_ci(
-        x, [0.25, 0.5, 0.75], method="block", block_length=25, n_resamples=500, rng=3
-    )
-    boot = _direct(scheme, np.array([0.25, 0.5, 0.75]), 500, stream_key(3))
-    tail = (1.0 - 0.95) / 2.0  # as percentile_ci computes it
-    ref = np.quantile(boot, [tail, 1.0 - tail], axis=0)
-    assert [(iv.low, iv.high) for iv in ivs] == list(zip(ref[0], ref[1], strict=True))
+    assert not use_table_engine(make_scheme(ar1_lognormal(TABLE_MAX_N + 1, 0.5, 1), 20, "moving"))
 
 
 def test_table_engine_same_for_any_thread_count() -> None:
-    x = _ar1(1500, 0.5, 4)
+    x = ar1_lognormal(1500, 0.5, 4)
     kw = {"block_length": 12, "n_resamples": 300, "rng": 1}
     with one_thread():
         a = perfstats.bootstrap_distribution(x, 0.5, **kw)  # type: ignore[arg-type]

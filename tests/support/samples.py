@@ -16,3 +16,14 @@ def sample(kind: int, n: int, rng: np.random.Generator) -> np.ndarray:
     if kind == 2:
         return rng.integers(0, 6, n).astype(float)
     return rng.pareto(2.5, n) + 1.0
+
+
+def ar1_lognormal(n: int, phi: float, seed: int) -> np.ndarray:
+    """``exp`` of a standard-normal AR(1) series: positive, dependent data."""
+    rng = np.random.default_rng(seed)
+    e = rng.normal(size=n)
+    y = np.empty(n)
+    y[0] = e[0]
+    for i in range(1, n):
+        y[i] = phi * y[i - 1] + e[i]
+    return np.exp(y)
