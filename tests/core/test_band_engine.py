@@ -47,7 +47,7 @@ def test_band_engine_equals_direct_counting(
 def test_public_block_interval_unchanged_by_the_band_and_table_engines(n: int) -> None:
     x = ar1_lognormal(n, 0.5, 2)
     scheme = make_scheme(x, 25, "moving")
-    assert use_band_engine(scheme) if n > TABLE_MAX_N else use_table_engine(scheme)
+    assert use_band_engine(scheme) if n > TABLE_MAX_N else use_table_engine(scheme, 3)
     ivs = perfstats.percentile_ci(
         x, [0.25, 0.5, 0.75], method="block", block_length=25, n_resamples=500, rng=3
     )

@@ -61,11 +61,13 @@ def test_window_tables_match_their_definition() -> None:
 def test_superflow_and_metior_decisions_use_the_tables() -> None:
     x = ar1_lognormal(1000, 0.5, 7)
     scheme = make_scheme(x, "auto", "moving")
-    assert use_table_engine(scheme)
-    assert not use_table_engine(make_scheme(x, 3, "moving"))  # short blocks: direct
-    assert not use_table_engine(make_scheme(x, 4.5, "stationary"))
+    assert use_table_engine(scheme, 3)
+    assert use_table_engine(make_scheme(x, 6, "moving"), 1)
+    assert not use_table_engine(make_scheme(x, 6, "moving"), 3)  # counting is cheaper
+    assert not use_table_engine(make_scheme(x, 4.5, "stationary"), 1)
     assert TABLE_MAX_N <= kt.MAX_N
-    assert not use_table_engine(make_scheme(ar1_lognormal(TABLE_MAX_N + 1, 0.5, 1), 20, "moving"))
+    big = make_scheme(ar1_lognormal(TABLE_MAX_N + 1, 0.5, 1), 20, "moving")
+    assert not use_table_engine(big, 1)
 
 
 def test_table_engine_same_for_any_thread_count() -> None:
