@@ -394,7 +394,7 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
         kt.table_serial,
         kt.table_parallel,
         work,
-        scheme.sorted_x, sorted_qs, tuple(tables), n_resamples, np.uint64(key), scheme.kind, b,
+        scheme.sorted_x, sorted_qs, tuple(tables), scheme.kind, b, np.uint64(key), n_resamples,
     )  # fmt: skip
     restored = np.empty_like(out)
     restored[:, order] = out

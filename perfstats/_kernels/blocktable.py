@@ -283,17 +283,19 @@ def _table(
     sorted_x: np.ndarray,
     qs: np.ndarray,
     tables: Tables,
-    n_resamples: int,
-    key: np.uint64,
     kind: int,
     b: int,
+    key: np.uint64,
+    n_resamples: int,
 ) -> np.ndarray:
     out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in nb.prange(chunks):
-        first = c * n_resamples // chunks
-        last = (c + 1) * n_resamples // chunks
-        _table_chunk(sorted_x, qs, tables, first, last, key, kind, b, out)
+    # A resample's numbers depend on its index alone, so a fixed number of
+    # chunks (some empty when there are fewer resamples) serves any count.
+    for c in nb.prange(_CHUNKS):
+        first = c * n_resamples // _CHUNKS
+        _table_chunk(
+            sorted_x, qs, tables, first, (c + 1) * n_resamples // _CHUNKS, key, kind, b, out
+        )
     return out
 
 
