@@ -143,16 +143,17 @@ def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
 
 @nb.njit(cache=True)
 def _table_chunk(
+    out: np.ndarray,
+    first: int,
+    last: int,
     sorted_x: np.ndarray,
     qs: np.ndarray,
     tables: Tables,
-    first: int,
-    last: int,
     key: np.uint64,
     kind: int,
     b: int,
-    out: np.ndarray,
 ) -> None:
+    """Resamples ``first .. last - 1`` into rows of ``out``."""
     # The count tables arrive as uint64 words of four int16 counts: summing
     # a word sums four counts (no lane overflows, as every count is <= n).
     coarse_below, fine_below, masks, coarse_tail, fine_tail, masks_tail = tables
@@ -293,9 +294,8 @@ def _table(
     # chunks (some empty when there are fewer resamples) serves any count.
     for c in nb.prange(_CHUNKS):
         first = c * n_resamples // _CHUNKS
-        _table_chunk(
-            sorted_x, qs, tables, first, (c + 1) * n_resamples // _CHUNKS, key, kind, b, out
-        )
+        last = (c + 1) * n_resamples // _CHUNKS
+        _table_chunk(out, first, last, sorted_x, qs, tables, key, kind, b)
     return out
 
 
