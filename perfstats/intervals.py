@@ -159,10 +159,12 @@ def percentile_ci(
         :func:`perfstats.bootstrap_distribution` with a callable statistic,
         value for value); ``"auto"`` takes ``"order"`` from n = 2,048 on.
         ``"block"``: long blocks and large samples count only the points
-        near the wanted ranks (the same numbers as counting all); under
-        ``"auto"``, short fixed-length blocks of 16,384 points or more draw
-        the blocks far from the wanted ranks by class. The engines draw the
-        same distribution, not the same numbers.
+        near the wanted ranks, and fixed-length blocks of six points or
+        more (more for more quantiles) in samples under 2,048 points are
+        read off per-window rank tables (both the same numbers as counting
+        all); under ``"auto"``, short fixed-length blocks of 16,384 points
+        or more draw the blocks far from the wanted ranks by class. The
+        engines draw the same distribution, not the same numbers.
     Returns
     -------
     Interval or tuple of Interval

@@ -32,9 +32,11 @@ fixed number of chunks, so the result is the same for any thread count.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -114,13 +116,33 @@ def usable_cores() -> int:
     return max(1, min(cores, numba.get_num_threads()))
 
 
+# Reading the run queue costs a /proc read (about 15 us on a quiet machine,
+# several times that under load, which is exactly when kernels are called
+# most); kernels called back to back within this many seconds share one
+# snapshot, which is no staler than the scheduler's own noise.
+SNAPSHOT_S = 0.005
+_snapshot: tuple[float, int] = (-math.inf, 0)
+
+
 def other_runnable() -> int:
     """Tasks other than the caller that are running or waiting for a CPU now.
 
     Linux reports the instantaneous count in ``/proc/loadavg`` (it includes
     the caller). Elsewhere we fall back to the one-minute load average,
     which is slow to react but errs towards fewer threads after a busy spell.
+    One reading serves the calls of the next :data:`SNAPSHOT_S` seconds.
     """
+    global _snapshot
+    now = time.monotonic()
+    taken, value = _snapshot
+    if now - taken < SNAPSHOT_S:
+        return value
+    value = _read_other_runnable()
+    _snapshot = (now, value)
+    return value
+
+
+def _read_other_runnable() -> int:
     if sys.platform.startswith("linux"):
         try:
             with open("/proc/loadavg", "rb") as fh:

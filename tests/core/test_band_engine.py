@@ -10,34 +10,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats as st
+from support.engines import direct_quantiles
+from support.samples import ar1_lognormal
 
 import perfstats
-from perfstats._kernels import resample as kr
 from perfstats._kernels.threads import fixed_threads, one_thread
-from perfstats._resampling import Scheme, band_stats, make_scheme, use_band_engine
+from perfstats._resampling import (
+    TABLE_MAX_N,
+    band_stats,
+    make_scheme,
+    use_band_engine,
+    use_table_engine,
+)
 from perfstats._rng import stream_key
-
-
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    e = rng.normal(size=n)
-    y = np.empty(n)
-    y[0] = e[0]
-    for i in range(1, n):
-        y[i] = phi * y[i - 1] + e[i]
-    return np.exp(y)
-
-
-def _direct(scheme: Scheme, qs: np.ndarray, b: int, key: np.uint64) -> np.ndarray:
-    """The counting kernel itself (it wants ascending quantiles)."""
-    order = np.argsort(qs)
-    block = float(scheme.block or 1.0)
-    got = kr._serial_stats(
-        scheme.sorted_x, scheme.ranks, qs[order], False, b, key, scheme.kind, block
-    )
-    out = np.empty_like(got)
-    out[:, order] = got
-    return out
 
 
 @pytest.mark.parametrize(
@@ -50,22 +35,23 @@ def test_band_engine_equals_direct_counting(
 ) -> None:
     # spread=0.3 makes the band too narrow on purpose: many resamples are
     # recounted, and must still give the same numbers.
-    x = np.round(_ar1(3000, 0.6, 1), 1)  # ties too
+    x = np.round(ar1_lognormal(3000, 0.6, 1), 1)  # ties too
     qs = np.array([0.9, 0.01, 0.5, 0.52, 1.0, 0.0])
     scheme = make_scheme(x, block_length, block_kind)
     key = stream_key(17)
     got = band_stats(scheme, qs, 400, key, spread=spread)
-    np.testing.assert_array_equal(got, _direct(scheme, qs, 400, key))
+    np.testing.assert_array_equal(got, direct_quantiles(scheme, qs, 400, key))
 
 
-def test_public_block_interval_unchanged_by_the_band_engine() -> None:
-    x = _ar1(20_000, 0.5, 2)
+@pytest.mark.parametrize("n", [20_000, 1000])  # bands; window tables
+def test_public_block_interval_unchanged_by_the_band_and_table_engines(n: int) -> None:
+    x = ar1_lognormal(n, 0.5, 2)
     scheme = make_scheme(x, 25, "moving")
-    assert use_band_engine(scheme)
+    assert use_band_engine(scheme) if n > TABLE_MAX_N else use_table_engine(scheme, 3)
     ivs = perfstats.percentile_ci(
         x, [0.25, 0.5, 0.75], method="block", block_length=25, n_resamples=500, rng=3
     )
-    boot = _direct(scheme, np.array([0.25, 0.5, 0.75]), 500, stream_key(3))
+    boot = direct_quantiles(scheme, np.array([0.25, 0.5, 0.75]), 500, stream_key(3))
     tail = (1.0 - 0.95) / 2.0  # as percentile_ci computes it
     ref = np.quantile(boot, [tail, 1.0 - tail], axis=0)
     assert [(iv.low, iv.high) for iv in ivs] == list(zip(ref[0], ref[1], strict=True))
@@ -73,7 +59,7 @@ def test_public_block_interval_unchanged_by_the_band_engine() -> None:
 
 @pytest.mark.parametrize("block_length", [30, 2])  # bands; block classes
 def test_band_engines_same_for_any_thread_count(block_length: int) -> None:
-    x = _ar1(30_000, 0.5, 4)
+    x = ar1_lognormal(30_000, 0.5, 4)
     kw = {"block_length": block_length, "n_resamples": 300, "rng": 1}
     with one_thread():
         a = perfstats.bootstrap_distribution(x, 0.5, **kw)  # type: ignore[arg-type]
@@ -92,11 +78,11 @@ def test_block_classes_draw_the_direct_distribution(
     # Short blocks: plain blocks drawn by class. Not the same resamples as
     # direct counting, the same distribution (spread=0.3 completes and
     # recounts most resamples, which must not change it either).
-    x = np.round(_ar1(4000, 0.3, 5), 2)
+    x = np.round(ar1_lognormal(4000, 0.3, 5), 2)
     qs = np.array([0.5, 0.1, 0.95])
     scheme = make_scheme(x, block_length, block_kind)
     got = band_stats(scheme, qs, 3000, stream_key(21), spread=spread, classes=True)
-    ref = _direct(scheme, qs, 3000, stream_key(22))
+    ref = direct_quantiles(scheme, qs, 3000, stream_key(22))
     for i in range(qs.size):
         assert st.ks_2samp(got[:, i], ref[:, i]).pvalue > 1e-3
     again = band_stats(scheme, qs, 3000, stream_key(21), spread=spread, classes=True)

@@ -4,6 +4,7 @@ no more threads than free cores, the same numbers for any thread count."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import perfstats
 from perfstats._kernels import threads
@@ -54,3 +55,16 @@ def test_results_identical_for_one_and_two_threads() -> None:
     with threads.fixed_threads(2):
         parallel = everything()
     assert serial == parallel
+
+
+def test_run_queue_snapshot_is_shared_by_calls_close_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    readings = iter([3, 0])
+    monkeypatch.setattr(threads, "_read_other_runnable", lambda: next(readings))
+    monkeypatch.setattr(threads, "_snapshot", (-float("inf"), 0))
+    assert threads.other_runnable() == 3
+    assert threads.other_runnable() == 3  # within SNAPSHOT_S: no second read
+    taken, value = threads._snapshot
+    monkeypatch.setattr(threads, "_snapshot", (taken - 2 * threads.SNAPSHOT_S, value))
+    assert threads.other_runnable() == 0  # stale: read again
