@@ -35,13 +35,14 @@ import numpy as np
 
 from .._resampling import named_distribution
 from .._rng import RNGLike
-from .._validation import check_choice, check_int, check_level, check_positive
+from .._validation import check_choice, check_int
 from ..blocklength import MIN_SIZE, optimal_block_length
 from ..blocks import BLOCK_KINDS
 from ..decision import Decision
-from ..quantile_spec import Statistic, parse_statistic
+from ..quantile_spec import Statistic
 from ..wording import pct, statistic_label
-from ._seeds import CURRENT, PREVIOUS, base_seed, judgement_key
+from ._options import check_estimate, check_resampling
+from ._seeds import CURRENT, PREVIOUS, judgement_key
 from .base import Rule
 
 FORMS = ("absolute", "interval")
@@ -122,16 +123,15 @@ class Metior(Rule):
         block_from: str = "both",
         rng: RNGLike = None,
     ) -> None:
-        self.error = check_positive(error, "error")
-        self.level = check_level(level)
-        self.statistic = parse_statistic(statistic, strict=True)
+        self.error, self.level, self.statistic = check_estimate(error, level, statistic)
         self._interval = check_int(interval, "interval", minimum=1)
-        self.n_resamples = check_int(n_resamples, "n_resamples", minimum=2)
         self.min_block_length = check_int(min_block_length, "min_block_length", minimum=1)
         self.form = check_choice(form, "form", FORMS)
         self.block_kind = check_choice(block_kind, "block_kind", BLOCK_KINDS)
         self.block_from = check_choice(block_from, "block_from", BLOCK_FROM)
-        self.seed = base_seed(rng)
+        # Last: drawing the seed advances a Generator, which a rejected
+        # argument must not do.
+        self.n_resamples, self.seed = check_resampling(n_resamples, rng, minimum=2)
 
     @property
     def min_n(self) -> int:
