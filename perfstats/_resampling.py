@@ -104,8 +104,9 @@ def resampled_stats(
 
     Block schemes: long blocks or large samples go through the band engine,
     fixed-length blocks (not too short) of small samples through window
-    tables (both the same numbers); under ``engine="auto"``, short fixed-length blocks of a
-    large sample go through block classes (the same distribution).
+    tables (both the same numbers); under ``engine="auto"``, short
+    fixed-length blocks of a large sample go through block classes (the
+    same distribution).
     """
     if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
         return band_stats(scheme, qs, n_resamples, key, classes=True)
@@ -261,6 +262,27 @@ def use_band_engine(scheme: Scheme) -> bool:
     return (n >= ORDER_MIN_N and block >= 8) or (n >= 2**18 and block >= 3)
 
 
+def _fixed_block(scheme: Scheme) -> int | None:
+    """The block length when every block of ``scheme`` has it (not stationary, not i.i.d.)."""
+    if scheme.kind not in (kr.MOVING, kr.CIRCULAR, kr.SUPERFLOW) or scheme.block is None:
+        return None
+    return int(scheme.block)
+
+
+def _window_starts(kind: int, n: int, b: int) -> int:
+    """How many windows of ``b`` points a fixed-length block of ``kind`` may start at."""
+    if kind == kr.SUPERFLOW:
+        return n - b
+    return n if kind == kr.CIRCULAR else n - b + 1
+
+
+def _in_order(columns: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Columns computed for ``qs[order]`` put back in the order of ``qs``."""
+    restored = np.empty_like(columns)
+    restored[:, order] = columns
+    return restored
+
+
 # Short blocks of large samples draw their plain blocks by class (see band.py).
 CLASS_MIN_N = 2**14
 _MAX_CLASS_CODES = 4096
@@ -269,10 +291,10 @@ _CLASS_MAX_BLOCK = 8
 
 def use_class_engine(scheme: Scheme, n_quantiles: int) -> bool:
     """Whether short blocks of a large sample should be drawn by class."""
-    if scheme.kind not in (kr.MOVING, kr.CIRCULAR, kr.SUPERFLOW) or scheme.block is None:
+    b = _fixed_block(scheme)
+    if b is None:
         return False
     n = scheme.sorted_x.size
-    b = int(scheme.block)
     # Longer blocks mostly touch a band: then the band engine is the faster.
     return (
         CLASS_MIN_N <= n < 2**31 - 1
@@ -307,9 +329,7 @@ def band_stats(
     work = n_resamples * (m // max(1, int(block)) * (band_lo.size + 2) + 2 * member_slot.size)
     if classes:
         b = int(block)
-        n_starts = n - b if scheme.kind == kr.SUPERFLOW else n - b + 1
-        if scheme.kind == kr.CIRCULAR:
-            n_starts = n
+        n_starts = _window_starts(scheme.kind, n, b)
         touch, class_below, class_starts, class_offset = kb.block_classes(prefix, n, b, n_starts)
         work = n_resamples * (4 * member_slot.size + 30 * class_offset.size * 20)
         got: np.ndarray = run_kernel(
@@ -320,9 +340,7 @@ def band_stats(
             touch, class_below, class_starts, class_offset, n_resamples, np.uint64(key),
             scheme.kind, b,
         )  # fmt: skip
-        restored = np.empty_like(got)
-        restored[:, order] = got
-        return restored
+        return _in_order(got, order)
     out: np.ndarray = run_kernel(
         kb.band_serial,
         kb.band_parallel,
@@ -330,9 +348,7 @@ def band_stats(
         scheme.sorted_x, scheme.ranks, qs, q_band, band_lo, offset, prefix,
         member_slot, n_resamples, np.uint64(key), scheme.kind, block,
     )  # fmt: skip
-    restored = np.empty_like(out)
-    restored[:, order] = out
-    return restored
+    return _in_order(out, order)
 
 
 # Fixed-length blocks of samples up to this size go through per-window rank
@@ -347,9 +363,11 @@ TABLE_MIN_BLOCK = 5
 
 def use_table_engine(scheme: Scheme, n_quantiles: int) -> bool:
     """Whether fixed-length block quantiles of a small sample should use window tables."""
-    if scheme.kind not in (kr.MOVING, kr.CIRCULAR, kr.SUPERFLOW) or scheme.block is None:
+    b = _fixed_block(scheme)
+    if b is None:
         return False
-    return scheme.sorted_x.size <= TABLE_MAX_N and scheme.block >= TABLE_MIN_BLOCK + n_quantiles
+    # Whole-number thresholds: int(block) >= k exactly when block >= k.
+    return scheme.sorted_x.size <= TABLE_MAX_N and b >= TABLE_MIN_BLOCK + n_quantiles
 
 
 def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64) -> np.ndarray:
@@ -373,10 +391,9 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
     """
     n = scheme.sorted_x.size
     b = int(1.0 if scheme.block is None else scheme.block)
-    if scheme.kind == kr.SUPERFLOW:
-        n_starts, tail = n - b, 0
-    else:
-        n_starts, tail = (n if scheme.kind == kr.CIRCULAR else n - b + 1), n % b
+    n_starts = _window_starts(scheme.kind, n, b)
+    # The reference scheme drops the remainder; the others end on a short block.
+    tail = 0 if scheme.kind == kr.SUPERFLOW else n % b
     n_fine = kt.fine_columns(n)
     tables = []
     for length in (b, tail):
@@ -396,6 +413,4 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
         work,
         scheme.sorted_x, sorted_qs, tuple(tables), scheme.kind, b, np.uint64(key), n_resamples,
     )  # fmt: skip
-    restored = np.empty_like(out)
-    restored[:, order] = out
-    return restored
+    return _in_order(out, order)
