@@ -24,13 +24,20 @@ Examples
 
 from __future__ import annotations
 
-from . import network
 from .analytic import erlang_c
-from .network import ClosedNetwork as ClosedNetwork
-from .network import OpenNetwork as OpenNetwork
-from .network import QueueingSolution as QueueingSolution
-from .network import SimulationResult as SimulationResult
-from .network import Station as Station
+from .network import (
+    ClosedNetwork,
+    OpenNetwork,
+    QueueingSolution,
+    SimulationResult,
+    Station,
+)
 
-# One list of the network's public names: network.__all__.
-__all__ = [*network.__all__, "erlang_c"]
+__all__ = [
+    "ClosedNetwork",
+    "OpenNetwork",
+    "QueueingSolution",
+    "SimulationResult",
+    "Station",
+    "erlang_c",
+]
