@@ -363,10 +363,9 @@ TABLE_MIN_BLOCK = 5
 
 def use_table_engine(scheme: Scheme, n_quantiles: int) -> bool:
     """Whether fixed-length block quantiles of a small sample should use window tables."""
-    b = _fixed_block(scheme)
-    if b is None:
-        return False
-    # Whole-number thresholds: int(block) >= k exactly when block >= k.
+    # No fixed length counts as 0, below any threshold; the thresholds are
+    # whole numbers, so int(block) >= k exactly when block >= k.
+    b = _fixed_block(scheme) or 0
     return scheme.sorted_x.size <= TABLE_MAX_N and b >= TABLE_MIN_BLOCK + n_quantiles
 
 
