@@ -18,8 +18,8 @@ from ._validation import FloatArray, check_choice
 from .blocks import BLOCK_KINDS
 
 ENGINES = ("auto", "order", "direct", "chain")
-# From this sample size on, the order-statistic engine (O(k log n) per
-# resample) beats counting ranks (O(n) per resample) for a few quantiles.
+# From this sample size on, counts no longer fit in the fastest cache, and
+# skipping the points far from the wanted ranks pays for long blocks.
 ORDER_MIN_N = 2048
 _KIND_CODE = {
     "moving": kr.MOVING,
@@ -165,7 +165,7 @@ def named_distribution(
         scheme = make_scheme(x, block_length, block_kind)
         return resampled_stats(scheme, np.empty(0), True, n_resamples, key)[:, 0].copy()
     qs = np.array([0.5 if stat == "median" else float(stat)])
-    if block_length is None and use_order_engine(engine, x.size):
+    if block_length is None and use_order_engine(engine):
         return iid_quantiles(np.sort(x), qs, n_resamples, key, engine)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind)
     return resampled_stats(scheme, qs, False, n_resamples, key, engine)[:, 0].copy()
@@ -182,9 +182,14 @@ def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
     return str(engine)
 
 
-def use_order_engine(engine: str, n: int) -> bool:
-    """Whether an i.i.d. resample of quantiles should use the order-statistic engine."""
-    return engine in ("order", "chain") or (engine == "auto" and n >= ORDER_MIN_N)
+def use_order_engine(engine: str) -> bool:
+    """Whether an i.i.d. resample of quantiles is drawn by its order statistics.
+
+    ``"auto"`` is: a chain costs O(1) per resample and quantile at any n,
+    where counting ranks costs O(n) per resample (at n = 1,000, three
+    quartiles of 1,000 resamples took about 0.6 ms against 6 ms).
+    """
+    return engine != "direct"
 
 
 def iid_quantiles(
@@ -200,8 +205,21 @@ def iid_quantiles(
     not the same numbers: see :mod:`perfstats._kernels.orderstat`.
     ``engine="chain"`` draws each resample's order statistics in one
     ascending chain (O(k) per resample, see :func:`iid_quantiles_chain`);
-    any other engine descends the bisection tree (O(k log n)).
+    ``"auto"`` draws one chain per quantile from the resample's stream, so
+    that a quantile's values are the ones it gets when asked alone (the
+    columns are then each a true bootstrap distribution, but not the joint
+    law of one resample); ``"order"`` descends the bisection tree
+    (O(k log n)), which gives both.
     """
+    if engine == "auto":
+        marginal: np.ndarray = run_kernel(
+            ko.marginal_resample_quantiles_serial,
+            ko.marginal_resample_quantiles_parallel,
+            ko.chain_work(qs.size, n_resamples),
+            np.ascontiguousarray(sorted_x, dtype=np.float64),
+            np.ascontiguousarray(qs, dtype=np.float64), n_resamples, np.uint64(key),
+        )  # fmt: skip
+        return marginal
     if engine == "chain":
         return iid_quantiles_chain(sorted_x, qs, n_resamples, key)
     qs = np.ascontiguousarray(qs, dtype=np.float64)

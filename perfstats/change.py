@@ -241,8 +241,7 @@ def relative_change(
         (O(log n) per resample, see :func:`perfstats.percentile_ci`),
         ``"chain"`` in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` counts every resampled point. Same distribution;
-        ``"auto"`` takes ``"order"`` when every resampled sample has at
-        least 2,048 points.
+        ``"auto"`` takes ``"chain"``.
 
     Returns
     -------
@@ -307,7 +306,7 @@ def relative_change(
     order_ok = kind == QUANTILE and groups is None and (per_pair or not paired)
     eng = check_engine(engine, iid=order_ok, quantiles=order_ok)
     key = stream_key(rng)
-    if order_ok and use_order_engine(eng, min(xb.size, xc.size)):
+    if order_ok and use_order_engine(eng):
         qs = np.array([q])
         if per_pair:
             # As below: the statistic of the ratios over a baseline of ones.

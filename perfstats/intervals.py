@@ -157,7 +157,9 @@ def percentile_ci(
         depend on the other quantiles asked); ``"direct"`` draws every
         resampled point and counts ranks (the resamples of
         :func:`perfstats.bootstrap_distribution` with a callable statistic,
-        value for value); ``"auto"`` takes ``"order"`` from n = 2,048 on.
+        value for value); ``"auto"`` takes ``"chain"``, the fastest at every
+        n. Ask for ``"order"`` when a quantile's interval must not depend
+        on which other quantiles share the call.
         ``"block"``: long blocks and large samples count only the points
         near the wanted ranks, and fixed-length blocks of six points or
         more (more for more quantiles) in samples under 2,048 points are
@@ -250,7 +252,7 @@ def quantile_intervals(
     if method in ("bootstrap", "block"):
         if key is None:
             key = stream_key(rng)
-        if method == "bootstrap" and use_order_engine(engine, x.size):
+        if method == "bootstrap" and use_order_engine(engine):
             boot = iid_quantiles(sorted_x, qs, n_resamples, key, engine)
         else:
             if method == "bootstrap":

@@ -110,6 +110,7 @@ def test_resampling_kernel_equals_numpy_on_the_same_resamples(
                 block_length=block_length,
                 block_kind=block_kind,
                 rng=42,
+                engine="direct",
             )
             for q in qs
         ]
