@@ -272,6 +272,30 @@ def quantiles_into(
         out_row[i] = row[i]
 
 
+@nb.njit(cache=True, inline="always")
+def counted_quantiles(
+    counts: np.ndarray,
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    qs: np.ndarray,
+    kind: int,
+    block: float,
+    state: np.uint64,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    out_row: np.ndarray,
+) -> int:
+    """Draw one resample into ``counts`` (zeroed first), its quantiles into ``out_row``.
+
+    The direct engine's step, and the band engine's recount of a resample
+    whose quantile left its band. Returns the resample's size.
+    """
+    counts[:] = 0
+    _, m = fill_counts(counts, ranks, kind, block, state)
+    if qs.size > 0:
+        quantiles_into(counts, sorted_x, qs, m, work, out_row)
+    return m
+
+
 @nb.njit(cache=True)
 def _stats_chunk(
     sorted_x: np.ndarray,
@@ -291,11 +315,9 @@ def _stats_chunk(
     counts = np.zeros(n, np.int64)
     work = quantile_work(nq)
     for b in range(first, last):
-        counts[:] = 0
-        state = stream_state(key, b)
-        state, m = fill_counts(counts, ranks, kind, block, state)
-        if nq > 0:
-            quantiles_into(counts, sorted_x, qs, m, work, out[b])
+        m = counted_quantiles(
+            counts, sorted_x, ranks, qs, kind, block, stream_state(key, b), work, out[b]
+        )
         if with_mean:
             total = 0.0
             for j in range(n):
