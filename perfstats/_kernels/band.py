@@ -29,6 +29,7 @@ from .quantile import lerp, linear_position
 from .random import hi_index, next_u64, stream_state
 from .resample import (
     CIRCULAR,
+    MOVING,
     STATIONARY,
     counted_quantiles,
     quantile_work,
@@ -94,6 +95,25 @@ def _band_resample(
 ) -> int:
     """One resample's band counts; the draws mirror ``resample.fill_counts``. Returns m."""
     m = 0
+    if kind == MOVING:
+        b = int(block)
+        starts = n - b + 1
+        while m < n:
+            state, v = next_u64(state)
+            start = hi_index(v, starts)
+            take = min(b, n - m)
+            _add_segment(start, start + take, below, prefix, member_slot, band_counts)
+            m += take
+        return m
+    if kind == CIRCULAR:
+        b = int(block)
+        while m < n:
+            state, v = next_u64(state)
+            pos = hi_index(v, n)
+            take = min(b, n - m)
+            _add_wrapped(pos, take, n, below, prefix, member_slot, band_counts)
+            m += take
+        return m
     if kind == STATIONARY:
         p = 1.0 / block
         log_stay = math.log1p(-p) if p < 1.0 else 0.0
@@ -102,24 +122,14 @@ def _band_resample(
             _add_wrapped(pos, take, n, below, prefix, member_slot, band_counts)
             m += take
         return m
+    # SuperFlow's moving-block variant.
     b = int(block)
-    if kind == CIRCULAR:
-        while m < n:
-            state, v = next_u64(state)
-            pos = hi_index(v, n)
-            take = min(b, n - m)
-            _add_wrapped(pos, take, n, below, prefix, member_slot, band_counts)
-            m += take
-        return m
-    # Moving blocks and SuperFlow's variant: no block wraps.
-    starts = window_starts(kind, n, b)
-    size = resample_size(kind, n, b)
-    while m < size:
+    starts = n - b
+    for _ in range((n - b) // b):
         state, v = next_u64(state)
         start = hi_index(v, starts)
-        take = min(b, size - m)
-        _add_segment(start, start + take, below, prefix, member_slot, band_counts)
-        m += take
+        _add_segment(start, start + b, below, prefix, member_slot, band_counts)
+        m += b
     return m
 
 
@@ -409,6 +419,13 @@ def _count_block(s: int, take: int, n: int, counts: np.ndarray, ranks: np.ndarra
         counts[ranks[j - n if j >= n else j]] += 1
 
 
+@nb.njit(cache=True, inline="always")
+def _n_classes(class_offset: np.ndarray | None) -> int:
+    # numba prunes the branch on None at compile time: the engine without
+    # classes is compiled apart, free of the class engine's code.
+    return 0 if class_offset is None else class_offset.size - 1
+
+
 @nb.njit(cache=True)
 def _chunk(
     sorted_x: np.ndarray,
@@ -422,7 +439,7 @@ def _chunk(
     touch: np.ndarray,
     class_below: np.ndarray,
     class_starts: np.ndarray,
-    class_offset: np.ndarray,
+    class_offset: np.ndarray | None,
     first: int,
     last: int,
     key: np.uint64,
@@ -432,15 +449,15 @@ def _chunk(
 ) -> int:
     """Resamples ``first .. last - 1`` into rows of ``out``; returns how many were recounted.
 
-    With no classes (``class_offset`` empty) every block is drawn as the
-    direct engine draws it; with them, plain blocks are drawn by class.
+    With no classes (``class_offset`` None; the other class arrays are
+    then not read) every block is drawn as the direct engine draws it; with
+    them, plain blocks are drawn by class.
     """
-    by_class = class_offset.size > 0
     n = sorted_x.size
     n_bands = band_lo.size
     below = np.zeros(n_bands, np.int64)
     band_counts = np.zeros(band_offset[n_bands], np.int64)
-    n_of_class = np.zeros(max(class_offset.size - 1, 0), np.int64)
+    n_of_class = np.zeros(_n_classes(class_offset), np.int64)
     counts = np.zeros(0, np.int64)
     recounted = 0
     work = quantile_work(qs.size)
@@ -448,7 +465,7 @@ def _chunk(
         below[:] = 0
         band_counts[:] = 0
         state = stream_state(key, r)
-        if by_class:
+        if class_offset is not None:
             m = _class_resample(
                 n, kind, int(block), state, touch, class_below, class_starts, class_offset,
                 n_of_class, below, prefix, member_slot, band_counts, counts, ranks, False,
@@ -461,7 +478,7 @@ def _chunk(
         recounted += 1
         if counts.size == 0:
             counts = np.zeros(n, np.int64)
-        if not by_class:
+        if class_offset is None:
             counted_quantiles(counts, sorted_x, ranks, qs, kind, block, state, work, out[r])
             continue
         counts[:] = 0
@@ -479,7 +496,7 @@ def _class(
     sorted_x: np.ndarray, ranks: np.ndarray, qs: np.ndarray, q_band: np.ndarray,
     band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray, member_slot: np.ndarray,
     touch: np.ndarray, class_below: np.ndarray, class_starts: np.ndarray,
-    class_offset: np.ndarray, n_resamples: int, key: np.uint64, kind: int, block: float,
+    class_offset: np.ndarray | None, n_resamples: int, key: np.uint64, kind: int, block: float,
 ) -> np.ndarray:  # fmt: skip
     out = np.empty((n_resamples, qs.size))
     chunks = min(_CHUNKS, n_resamples)
@@ -503,10 +520,10 @@ def _without_classes(engine: Callable[..., np.ndarray]) -> Callable[..., np.ndar
         band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray,
         member_slot: np.ndarray, n_resamples: int, key: np.uint64, kind: int, block: float,
     ) -> np.ndarray:  # fmt: skip
-        none = np.zeros(0, np.int64)
+        unread = np.zeros(0, np.int64)
         return engine(
-            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, none,
-            np.zeros((0, 0), np.int64), none, none, n_resamples, key, kind, block,
+            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, unread,
+            np.zeros((0, 0), np.int64), unread, None, n_resamples, key, kind, block,
         )  # fmt: skip
 
     return band
