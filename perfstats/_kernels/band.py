@@ -19,6 +19,7 @@ engine's value for value; the band only saves work.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numba as nb
 import numpy as np
@@ -30,11 +31,12 @@ from .resample import (
     CIRCULAR,
     MOVING,
     STATIONARY,
-    SUPERFLOW,
-    fill_counts,
+    counted_quantiles,
     quantile_work,
     quantiles_into,
+    resample_size,
     stationary_block,
+    window_starts,
 )
 from .twins import twins
 
@@ -178,79 +180,6 @@ def _band_row(
             return False
         out_row[i] = lerp(lo, hi, g)
     return True
-
-
-@nb.njit(cache=True)
-def _chunk(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    qs: np.ndarray,
-    q_band: np.ndarray,
-    band_lo: np.ndarray,
-    band_offset: np.ndarray,
-    prefix: np.ndarray,
-    member_slot: np.ndarray,
-    first: int,
-    last: int,
-    key: np.uint64,
-    kind: int,
-    block: float,
-    out: np.ndarray,
-) -> int:
-    """Resamples ``first .. last - 1`` into rows of ``out``; returns how many were recounted."""
-    n = sorted_x.size
-    nq = qs.size
-    n_bands = band_lo.size
-    below = np.zeros(n_bands, np.int64)
-    band_counts = np.zeros(band_offset[n_bands], np.int64)
-    counts = np.zeros(0, np.int64)
-    recounted = 0
-    work = quantile_work(nq)
-    for b in range(first, last):
-        below[:] = 0
-        band_counts[:] = 0
-        state = stream_state(key, b)
-        m = _band_resample(n, kind, block, state, below, prefix, member_slot, band_counts)
-        if not _band_row(
-            m, qs, q_band, below, band_lo, band_offset, band_counts, sorted_x, out[b]
-        ):
-            # Outside the band after all: count this very resample directly.
-            recounted += 1
-            if counts.size == 0:
-                counts = np.zeros(n, np.int64)
-            counts[:] = 0
-            state = stream_state(key, b)
-            state, m = fill_counts(counts, ranks, kind, block, state)
-            quantiles_into(counts, sorted_x, qs, m, work, out[b])
-    return recounted
-
-
-def _band(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    qs: np.ndarray,
-    q_band: np.ndarray,
-    band_lo: np.ndarray,
-    band_offset: np.ndarray,
-    prefix: np.ndarray,
-    member_slot: np.ndarray,
-    n_resamples: int,
-    key: np.uint64,
-    kind: int,
-    block: float,
-) -> np.ndarray:
-    out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
-    for c in nb.prange(chunks):
-        _chunk(
-            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix,
-            member_slot, c * n_resamples // chunks, (c + 1) * n_resamples // chunks,
-            key, kind, block, out,
-        )  # fmt: skip
-    return out
-
-
-band_serial, band_parallel = twins(_band)
 
 
 @nb.njit(cache=True)
@@ -441,14 +370,10 @@ def _class_resample(
     complete: bool,
 ) -> int:
     """One resample's band counts (or, ``complete``, its full rank counts). Returns m."""
-    n_starts = n - b if kind == SUPERFLOW else (n - b + 1 if kind == MOVING else n)
-    if kind == SUPERFLOW:
-        n_full = (n - b) // b
-        partial = 0
-    else:
-        n_full = n // b
-        partial = n - n_full * b
-    m = n_full * b + partial
+    n_starts = window_starts(kind, n, b)
+    m = resample_size(kind, n, b)
+    n_full = m // b
+    partial = m - n_full * b
     # How many full blocks touch a band, then how many fall in each class.
     state, n_touch = binomial(state, n_full, touch.size / n_starts)
     left = n_full - n_touch
@@ -473,7 +398,7 @@ def _class_resample(
             _count_block(s, b, n, counts, ranks)
     if partial > 0:
         state, v = next_u64(state)
-        s = hi_index(v, n if kind == CIRCULAR else n - b + 1)
+        s = hi_index(v, n_starts)
         _add_wrapped(s, partial, n, below, prefix, member_slot, band_counts)
         if complete:
             _count_block(s, partial, n, counts, ranks)
@@ -494,8 +419,15 @@ def _count_block(s: int, take: int, n: int, counts: np.ndarray, ranks: np.ndarra
         counts[ranks[j - n if j >= n else j]] += 1
 
 
+@nb.njit(cache=True, inline="always")
+def _n_classes(class_offset: np.ndarray | None) -> int:
+    # numba prunes the branch on None at compile time: the engine without
+    # classes is compiled apart, free of the class engine's code.
+    return 0 if class_offset is None else class_offset.size - 1
+
+
 @nb.njit(cache=True)
-def _class_chunk(
+def _chunk(
     sorted_x: np.ndarray,
     ranks: np.ndarray,
     qs: np.ndarray,
@@ -507,45 +439,56 @@ def _class_chunk(
     touch: np.ndarray,
     class_below: np.ndarray,
     class_starts: np.ndarray,
-    class_offset: np.ndarray,
+    class_offset: np.ndarray | None,
     first: int,
     last: int,
     key: np.uint64,
     kind: int,
-    b: int,
+    block: float,
     out: np.ndarray,
 ) -> int:
+    """Resamples ``first .. last - 1`` into rows of ``out``; returns how many were recounted.
+
+    With no classes (``class_offset`` None; the other class arrays are
+    then not read) every block is drawn as the direct engine draws it; with
+    them, plain blocks are drawn by class.
+    """
     n = sorted_x.size
-    nq = qs.size
     n_bands = band_lo.size
     below = np.zeros(n_bands, np.int64)
     band_counts = np.zeros(band_offset[n_bands], np.int64)
-    n_of_class = np.zeros(class_offset.size - 1, np.int64)
+    n_of_class = np.zeros(_n_classes(class_offset), np.int64)
     counts = np.zeros(0, np.int64)
     recounted = 0
-    work = quantile_work(nq)
+    work = quantile_work(qs.size)
     for r in range(first, last):
         below[:] = 0
         band_counts[:] = 0
-        m = _class_resample(
-            n, kind, b, stream_state(key, r), touch, class_below, class_starts, class_offset,
-            n_of_class, below, prefix, member_slot, band_counts, counts, ranks, False,
-        )  # fmt: skip
-        if not _band_row(
-            m, qs, q_band, below, band_lo, band_offset, band_counts, sorted_x, out[r]
-        ):
-            recounted += 1
-            if counts.size == 0:
-                counts = np.zeros(n, np.int64)
-            counts[:] = 0
-            below[:] = 0
-            band_counts[:] = 0
+        state = stream_state(key, r)
+        if class_offset is not None:
             m = _class_resample(
-                n, kind, b, stream_state(key, r), touch, class_below, class_starts,
-                class_offset, n_of_class, below, prefix, member_slot, band_counts, counts,
-                ranks, True,
+                n, kind, int(block), state, touch, class_below, class_starts, class_offset,
+                n_of_class, below, prefix, member_slot, band_counts, counts, ranks, False,
             )  # fmt: skip
-            quantiles_into(counts, sorted_x, qs, m, work, out[r])
+        else:
+            m = _band_resample(n, kind, block, state, below, prefix, member_slot, band_counts)
+        if _band_row(m, qs, q_band, below, band_lo, band_offset, band_counts, sorted_x, out[r]):
+            continue
+        # Outside the band after all: count this very resample directly.
+        recounted += 1
+        if counts.size == 0:
+            counts = np.zeros(n, np.int64)
+        if class_offset is None:
+            counted_quantiles(counts, sorted_x, ranks, qs, kind, block, state, work, out[r])
+            continue
+        counts[:] = 0
+        below[:] = 0
+        band_counts[:] = 0
+        m = _class_resample(
+            n, kind, int(block), state, touch, class_below, class_starts, class_offset,
+            n_of_class, below, prefix, member_slot, band_counts, counts, ranks, True,
+        )  # fmt: skip
+        quantiles_into(counts, sorted_x, qs, m, work, out[r])
     return recounted
 
 
@@ -553,17 +496,38 @@ def _class(
     sorted_x: np.ndarray, ranks: np.ndarray, qs: np.ndarray, q_band: np.ndarray,
     band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray, member_slot: np.ndarray,
     touch: np.ndarray, class_below: np.ndarray, class_starts: np.ndarray,
-    class_offset: np.ndarray, n_resamples: int, key: np.uint64, kind: int, b: int,
+    class_offset: np.ndarray | None, n_resamples: int, key: np.uint64, kind: int, block: float,
 ) -> np.ndarray:  # fmt: skip
     out = np.empty((n_resamples, qs.size))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
-        _class_chunk(
+        _chunk(
             sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, touch,
             class_below, class_starts, class_offset, c * n_resamples // chunks,
-            (c + 1) * n_resamples // chunks, key, kind, b, out,
+            (c + 1) * n_resamples // chunks, key, kind, float(block), out,
         )  # fmt: skip
     return out
 
 
 class_serial, class_parallel = twins(_class)
+
+
+def _without_classes(engine: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """The class engine ``engine`` given no classes: every block drawn one by one."""
+
+    def band(
+        sorted_x: np.ndarray, ranks: np.ndarray, qs: np.ndarray, q_band: np.ndarray,
+        band_lo: np.ndarray, band_offset: np.ndarray, prefix: np.ndarray,
+        member_slot: np.ndarray, n_resamples: int, key: np.uint64, kind: int, block: float,
+    ) -> np.ndarray:  # fmt: skip
+        unread = np.zeros(0, np.int64)
+        return engine(
+            sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, unread,
+            np.zeros((0, 0), np.int64), unread, None, n_resamples, key, kind, block,
+        )  # fmt: skip
+
+    return band
+
+
+# The direct engine's numbers: the class engine's chunks with no classes.
+band_serial, band_parallel = _without_classes(class_serial), _without_classes(class_parallel)

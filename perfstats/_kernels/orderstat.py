@@ -184,11 +184,8 @@ def resample_quantiles(
 def _chunk(
     sorted_x: np.ndarray, qs: np.ndarray, first: int, last: int, key: np.uint64, out: np.ndarray
 ) -> None:
-    row = np.empty(qs.size)
     for r in range(first, last):
-        resample_quantiles(sorted_x, qs, stream_state(key, r), row)
-        for i in range(qs.size):
-            out[r, i] = row[i]
+        resample_quantiles(sorted_x, qs, stream_state(key, r), out[r])
 
 
 def _iid_quantiles(
@@ -351,23 +348,21 @@ def chain_quantiles(
     ``sums`` is scratch of ``ranks.size``; returns the advanced stream state.
     """
     shape, d, c = gap_constants(sorted_x.size, ranks)
-    return _chain_draw(sorted_x, lo_slot, hi_slot, weight, shape, d, c, state, sums, out)
+    return _chain_draw(sorted_x, (lo_slot, hi_slot, weight, shape, d, c), state, sums, out)
+
+
+# A chain's plan, the same for every resample of a call: where each quantile
+# reads (lo_slot, hi_slot, weight) and the gaps' shapes and constants (shape,
+# d, c).
+ChainPlan = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @nb.njit(cache=True)
 def _chain_draw(
-    sorted_x: np.ndarray,
-    lo_slot: np.ndarray,
-    hi_slot: np.ndarray,
-    weight: np.ndarray,
-    shape: np.ndarray,
-    d: np.ndarray,
-    c: np.ndarray,
-    state: np.uint64,
-    sums: np.ndarray,
-    out: np.ndarray,
+    sorted_x: np.ndarray, plan: ChainPlan, state: np.uint64, sums: np.ndarray, out: np.ndarray
 ) -> np.uint64:
-    """:func:`chain_quantiles` given the gaps of :func:`gap_constants`."""
+    """:func:`chain_quantiles` given its plan ``(lo_slot, hi_slot, weight, shape, d, c)``."""
+    lo_slot, hi_slot, weight, shape, d, c = plan
     n = sorted_x.size
     k = shape.size - 1
     total = 0.0
@@ -388,26 +383,11 @@ def _chain_draw(
 
 @nb.njit(cache=True)
 def _chain_chunk(
-    sorted_x: np.ndarray,
-    lo_slot: np.ndarray,
-    hi_slot: np.ndarray,
-    weight: np.ndarray,
-    shape: np.ndarray,
-    d: np.ndarray,
-    c: np.ndarray,
-    first: int,
-    last: int,
-    key: np.uint64,
-    out: np.ndarray,
+    sorted_x: np.ndarray, plan: ChainPlan, first: int, last: int, key: np.uint64, out: np.ndarray
 ) -> None:
-    values = np.empty(shape.size - 1)
-    row = np.empty(weight.size)
+    values = np.empty(plan[3].size - 1)
     for r in range(first, last):
-        _chain_draw(
-            sorted_x, lo_slot, hi_slot, weight, shape, d, c, stream_state(key, r), values, row
-        )
-        for i in range(weight.size):
-            out[r, i] = row[i]
+        _chain_draw(sorted_x, plan, stream_state(key, r), values, out[r])
 
 
 def _chain_resample_quantiles(
@@ -418,12 +398,12 @@ def _chain_resample_quantiles(
     # The plan is the same for every chunk: made once, outside the threads.
     ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
     shape, d, c = gap_constants(sorted_x.size, ranks)
+    plan = (lo_slot, hi_slot, weight, shape, d, c)
     chunks = min(_CHUNKS, n_resamples)
     for j in nb.prange(chunks):
         _chain_chunk(
-            sorted_x, lo_slot, hi_slot, weight, shape, d, c,
-            j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out,
-        )  # fmt: skip
+            sorted_x, plan, j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out
+        )
     return out
 
 

@@ -54,22 +54,73 @@ def _fill_iid(counts: np.ndarray, state: np.uint64) -> tuple[np.uint64, int]:
     return state, m
 
 
+@nb.njit(cache=True, inline="always")
+def window_starts(kind: int, n: int, b: int) -> int:
+    """How many starts a fixed block of ``b`` points of scheme ``kind`` draws from.
+
+    Examples
+    --------
+    >>> from perfstats._kernels.resample import CIRCULAR, MOVING, SUPERFLOW, window_starts
+    >>> [window_starts(kind, 10, 3) for kind in (MOVING, CIRCULAR, SUPERFLOW)]
+    [8, 10, 7]
+    """
+    if kind == SUPERFLOW:
+        return n - b
+    return n if kind == CIRCULAR else n - b + 1
+
+
+@nb.njit(cache=True, inline="always")
+def resample_size(kind: int, n: int, b: int) -> int:
+    """Points in one resample of ``n``: ``n``, but whole blocks of ``b`` short of it for SuperFlow.
+
+    Examples
+    --------
+    >>> from perfstats._kernels.resample import MOVING, SUPERFLOW, resample_size
+    >>> resample_size(MOVING, 10, 3), resample_size(SUPERFLOW, 10, 3)
+    (10, 6)
+    """
+    if kind == SUPERFLOW:
+        return ((n - b) // b) * b
+    return n
+
+
 @nb.njit(cache=True)
-def _fill_moving(
-    counts: np.ndarray, ranks: np.ndarray, b: int, state: np.uint64
+def _fill_unwrapped(
+    counts: np.ndarray, ranks: np.ndarray, b: int, starts: int, size: int, state: np.uint64
 ) -> tuple[np.uint64, int]:
-    # Blocks never wrap, so the inner loop needs no bounds test.
-    n = counts.size
-    starts = n - b + 1
+    """Blocks of ``b`` from ``starts`` starts up to ``size`` points; the last one cut short.
+
+    Moving blocks and SuperFlow's variant: no block wraps, so the inner loop
+    needs no bounds test.
+    """
+    # The full blocks first: a loop of fixed length b is the faster one.
     m = 0
-    while m < n:
+    for _ in range(size // b):
         state, v = next_u64(state)
-        start = hi_index(v, starts)
-        take = min(b, n - m)
-        for j in range(start, start + take):
-            counts[ranks[j]] += 1
-        m += take
+        _count_run(counts, ranks, hi_index(v, starts), b)
+        m += b
+    if m < size:
+        state, v = next_u64(state)
+        _count_run(counts, ranks, hi_index(v, starts), size - m)
+        m = size
     return state, m
+
+
+@nb.njit(cache=True, inline="always")
+def _count_run(counts: np.ndarray, ranks: np.ndarray, start: int, take: int) -> None:
+    for j in range(start, start + take):
+        counts[ranks[j]] += 1
+
+
+@nb.njit(cache=True, inline="always")
+def _count_wrapped(counts: np.ndarray, ranks: np.ndarray, pos: int, take: int) -> None:
+    """Count the ranks of ``take`` points from ``pos`` on, past the end back to the start."""
+    n = counts.size
+    for _ in range(take):
+        counts[ranks[pos]] += 1
+        pos += 1
+        if pos == n:
+            pos = 0
 
 
 @nb.njit(cache=True)
@@ -80,13 +131,8 @@ def _fill_circular(
     m = 0
     while m < n:
         state, v = next_u64(state)
-        pos = hi_index(v, n)
         take = min(b, n - m)
-        for _ in range(take):
-            counts[ranks[pos]] += 1
-            pos += 1
-            if pos == n:
-                pos = 0
+        _count_wrapped(counts, ranks, hi_index(v, n), take)
         m += take
     return state, m
 
@@ -124,28 +170,8 @@ def _fill_stationary(
     m = 0
     while m < n:
         state, pos, take = stationary_block(state, n, n - m, p, log_stay)
-        for _ in range(take):
-            counts[ranks[pos]] += 1
-            pos += 1
-            if pos == n:
-                pos = 0
+        _count_wrapped(counts, ranks, pos, take)
         m += take
-    return state, m
-
-
-@nb.njit(cache=True)
-def _fill_superflow(
-    counts: np.ndarray, ranks: np.ndarray, b: int, state: np.uint64
-) -> tuple[np.uint64, int]:
-    n = counts.size
-    starts = n - b
-    m = 0
-    for _ in range((n - b) // b):
-        state, v = next_u64(state)
-        start = hi_index(v, starts)
-        for j in range(start, start + b):
-            counts[ranks[j]] += 1
-        m += b
     return state, m
 
 
@@ -164,13 +190,15 @@ def fill_counts(
     """
     if kind == IID:
         return _fill_iid(counts, state)
-    if kind == MOVING:
-        return _fill_moving(counts, ranks, int(block), state)
-    if kind == CIRCULAR:
-        return _fill_circular(counts, ranks, int(block), state)
     if kind == STATIONARY:
         return _fill_stationary(counts, ranks, block, state)
-    return _fill_superflow(counts, ranks, int(block), state)
+    b = int(block)
+    if kind == CIRCULAR:
+        return _fill_circular(counts, ranks, b, state)
+    n = counts.size
+    return _fill_unwrapped(
+        counts, ranks, b, window_starts(kind, n, b), resample_size(kind, n, b), state
+    )
 
 
 @nb.njit(cache=True)
@@ -252,6 +280,30 @@ def quantiles_into(
         out_row[i] = row[i]
 
 
+@nb.njit(cache=True, inline="always")
+def counted_quantiles(
+    counts: np.ndarray,
+    sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    qs: np.ndarray,
+    kind: int,
+    block: float,
+    state: np.uint64,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    out_row: np.ndarray,
+) -> int:
+    """Draw one resample into ``counts`` (zeroed first), its quantiles into ``out_row``.
+
+    The direct engine's step, and the band engine's recount of a resample
+    whose quantile left its band. Returns the resample's size.
+    """
+    counts[:] = 0
+    _, m = fill_counts(counts, ranks, kind, block, state)
+    if qs.size > 0:
+        quantiles_into(counts, sorted_x, qs, m, work, out_row)
+    return m
+
+
 @nb.njit(cache=True)
 def _stats_chunk(
     sorted_x: np.ndarray,
@@ -271,11 +323,9 @@ def _stats_chunk(
     counts = np.zeros(n, np.int64)
     work = quantile_work(nq)
     for b in range(first, last):
-        counts[:] = 0
-        state = stream_state(key, b)
-        state, m = fill_counts(counts, ranks, kind, block, state)
-        if nq > 0:
-            quantiles_into(counts, sorted_x, qs, m, work, out[b])
+        m = counted_quantiles(
+            counts, sorted_x, ranks, qs, kind, block, stream_state(key, b), work, out[b]
+        )
         if with_mean:
             total = 0.0
             for j in range(n):
@@ -319,11 +369,7 @@ def resample_positions_range(
     stream over ranges so that memory stays bounded for any number of
     resamples.
     """
-    if kind == SUPERFLOW:
-        b = int(block)
-        m = ((n - b) // b) * b
-    else:
-        m = n
+    m = resample_size(kind, n, int(block))
     out = np.empty((last - first, m), np.int64)
     # Serial: the callable that consumes these positions runs in Python and
     # dominates the cost anyway.
@@ -346,6 +392,18 @@ def resample_positions(
     return resample_positions_range(n, 0, n_resamples, key, kind, block, order)
 
 
+@nb.njit(cache=True, inline="always")
+def _put_wrapped(row: np.ndarray, m: int, pos: int, take: int, n: int) -> int:
+    """Write ``take`` positions from ``pos`` on (wrapping at ``n``) at ``row[m:]``; return new m."""
+    for _ in range(take):
+        row[m] = pos
+        m += 1
+        pos += 1
+        if pos == n:
+            pos = 0
+    return m
+
+
 @nb.njit(cache=True)
 def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.uint64) -> None:
     """Write one resample's positions into ``row`` (mirrors :func:`fill_counts`)."""
@@ -365,35 +423,14 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
         log_stay = math.log1p(-p) if p < 1.0 else 0.0
         while m < n:
             state, pos, take = stationary_block(state, n, n - m, p, log_stay)
-            for _ in range(take):
-                row[m] = pos
-                m += 1
-                pos += 1
-                if pos == n:
-                    pos = 0
+            m = _put_wrapped(row, m, pos, take, n)
         return
     b = int(block)
-    if kind == SUPERFLOW:
-        starts = n - b
-        for _ in range((n - b) // b):
-            state, v = next_u64(state)
-            start = hi_index(v, starts)
-            for j in range(b):
-                row[m] = start + j
-                m += 1
-        return
-    starts = n - b + 1 if kind == MOVING else n
-    while m < n:
+    starts = window_starts(kind, n, b)
+    size = resample_size(kind, n, b)
+    while m < size:
         state, v = next_u64(state)
-        start = hi_index(v, starts)
-        take = min(b, n - m)
-        pos = start
-        for _ in range(take):
-            row[m] = pos
-            m += 1
-            pos += 1
-            if pos == n:
-                pos = 0
+        m = _put_wrapped(row, m, hi_index(v, starts), min(b, size - m), n)
 
 
 def bootstrap_stats(
