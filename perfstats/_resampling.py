@@ -211,17 +211,8 @@ def iid_quantiles(
     law of one resample); ``"order"`` descends the bisection tree
     (O(k log n)), which gives both.
     """
-    if engine == "auto":
-        marginal: np.ndarray = run_kernel(
-            ko.marginal_resample_quantiles_serial,
-            ko.marginal_resample_quantiles_parallel,
-            ko.chain_work(qs.size, n_resamples),
-            np.ascontiguousarray(sorted_x, dtype=np.float64),
-            np.ascontiguousarray(qs, dtype=np.float64), n_resamples, np.uint64(key),
-        )  # fmt: skip
-        return marginal
-    if engine == "chain":
-        return iid_quantiles_chain(sorted_x, qs, n_resamples, key)
+    if engine in ("chain", "auto"):
+        return iid_quantiles_chain(sorted_x, qs, n_resamples, key, marginal=engine == "auto")
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     # A Python int key would compile a signed variant of the stream hash.
     key = np.uint64(key)
@@ -233,7 +224,7 @@ def iid_quantiles(
 
 
 def iid_quantiles_chain(
-    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64
+    sorted_x: FloatArray, qs: FloatArray, n_resamples: int, key: np.uint64, marginal: bool = False
 ) -> np.ndarray:
     """Resampled quantiles ``qs`` of i.i.d. resamples, by order-statistic chains.
 
@@ -242,7 +233,10 @@ def iid_quantiles_chain(
     quantiles costs O(k) whatever n. The same distribution as the direct
     resampling and as :func:`iid_quantiles`, not the same numbers; the
     quantiles of one call are one resample, but a quantile's values depend
-    on which other quantiles the call asks for.
+    on which other quantiles the call asks for. ``marginal=True`` draws
+    each quantile by its own chain from the resample's stream instead: its
+    values are then those it gets alone, and the columns are not one
+    resample's.
 
     Examples
     --------
@@ -261,7 +255,7 @@ def iid_quantiles_chain(
         ko.chain_resample_quantiles_serial,
         ko.chain_resample_quantiles_parallel,
         ko.chain_work(qs.size, n_resamples),
-        np.ascontiguousarray(sorted_x, dtype=np.float64), qs, n_resamples, key,
+        np.ascontiguousarray(sorted_x, dtype=np.float64), qs, n_resamples, key, marginal,
     )  # fmt: skip
     return out
 

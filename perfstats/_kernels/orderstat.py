@@ -332,77 +332,96 @@ def _gap(
     return state, g, spare
 
 
-@nb.njit(cache=True)
-def chain_quantiles(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    lo_slot: np.ndarray,
-    hi_slot: np.ndarray,
-    weight: np.ndarray,
-    state: np.uint64,
-    sums: np.ndarray,
-    out: np.ndarray,
-) -> np.uint64:
-    """One i.i.d. resample's quantiles (plan of :func:`chain_plan`) into ``out``.
+# A call's chains, the same for every resample: ``m[g]`` ranks in chain
+# ``g`` (``m[g] + 1`` gaps of ``shape[g]``, with Marsaglia and Tsang's
+# constants ``d[g]``, ``c[g]``), read by the quantiles ``first[g]`` to
+# ``first[g + 1] - 1``, quantile ``i`` at ``slots[i]`` with ``weight[i]``.
+Chains = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
-    ``sums`` is scratch of ``ranks.size``; returns the advanced stream state.
+
+@nb.njit(cache=True)
+def chain_plans(n: int, qs: np.ndarray, marginal: bool) -> Chains:
+    """The chains that draw ``qs`` for resamples of ``n``: one for all, or one per quantile.
+
+    ``marginal=False``: one chain through every rank the quantiles need, so
+    a resample's quantiles have their joint law. ``marginal=True``: each
+    quantile its own chain from the resample's stream, so its values are
+    those it gets when asked alone (what an interval of each quantile
+    needs), not jointly drawn with the others.
     """
-    shape, d, c = gap_constants(sorted_x.size, ranks)
-    return _chain_draw(sorted_x, (lo_slot, hi_slot, weight, shape, d, c), state, sums, out)
+    nq = qs.size
+    n_chains = nq if marginal else 1
+    width = 3 if marginal else 2 * nq + 1
+    m = np.empty(n_chains, np.int64)
+    first = np.empty(n_chains + 1, np.int64)
+    slots = np.zeros((nq, 2), np.int64)
+    weight = np.empty(nq)
+    shape = np.ones((n_chains, width), np.int64)
+    d = np.zeros((n_chains, width))
+    c = np.zeros((n_chains, width))
+    for g in range(n_chains):
+        members = qs[g : g + 1] if marginal else qs
+        ranks, lo_slot, hi_slot, w = chain_plan(n, members)
+        sh, dg, cg = gap_constants(n, ranks)
+        m[g] = ranks.size
+        shape[g, : sh.size] = sh
+        d[g, : dg.size] = dg
+        c[g, : cg.size] = cg
+        first[g] = g
+        for j in range(members.size):
+            slots[g + j, 0] = lo_slot[j]
+            slots[g + j, 1] = hi_slot[j]
+            weight[g + j] = w[j]
+    first[n_chains] = nq
+    return m, first, shape, d, c, slots, weight
 
 
-# A chain's plan, the same for every resample of a call: where each quantile
-# reads (lo_slot, hi_slot, weight) and the gaps' shapes and constants (shape,
-# d, c).
-ChainPlan = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-@nb.njit(cache=True)
-def _chain_draw(
-    sorted_x: np.ndarray, plan: ChainPlan, state: np.uint64, sums: np.ndarray, out: np.ndarray
-) -> np.uint64:
-    """:func:`chain_quantiles` given its plan ``(lo_slot, hi_slot, weight, shape, d, c)``."""
-    lo_slot, hi_slot, weight, shape, d, c = plan
-    n = sorted_x.size
-    k = shape.size - 1
-    total = 0.0
-    spare = math.nan
-    for t in range(k):
-        state, g, spare = _gap(state, shape[t], d[t], c[t], spare)
-        total += g
-        sums[t] = total
-    state, g, spare = _gap(state, shape[k], d[k], c[k], spare)
-    total += g
-    for t in range(k):
-        # sums[t] / total is U_(ranks[t]); the scratch now takes its sample value.
-        sums[t] = sorted_x[min(int(n * (sums[t] / total)), n - 1)]
-    for i in range(out.size):
-        out[i] = lerp(sums[lo_slot[i]], sums[hi_slot[i]], weight[i])
-    return state
-
-
-@nb.njit(cache=True)
-def _chain_chunk(
-    sorted_x: np.ndarray, plan: ChainPlan, first: int, last: int, key: np.uint64, out: np.ndarray
+@nb.njit(cache=True, inline="always")
+def _chains_draw(
+    sorted_x: np.ndarray, plans: Chains, key: np.uint64, r: int, values: np.ndarray, out: np.ndarray
 ) -> None:
-    values = np.empty(plan[3].size - 1)
+    """Resample ``r``'s quantiles into ``out[r]``: every chain from the resample's stream."""
+    m, first, shape, d, c, slots, weight = plans
+    n = sorted_x.size
+    start = stream_state(key, r)
+    for g in range(m.size):
+        state = start
+        k = m[g]
+        total = 0.0
+        spare = math.nan
+        for t in range(k):
+            state, gap, spare = _gap(state, shape[g, t], d[g, t], c[g, t], spare)
+            total += gap
+            values[t] = total
+        state, gap, spare = _gap(state, shape[g, k], d[g, k], c[g, k], spare)
+        total += gap
+        for t in range(k):
+            # values / total is U_(rank); the scratch now takes its sample value.
+            values[t] = sorted_x[min(int(n * (values[t] / total)), n - 1)]
+        for i in range(first[g], first[g + 1]):
+            out[r, i] = lerp(values[slots[i, 0]], values[slots[i, 1]], weight[i])
+
+
+@nb.njit(cache=True)
+def _chains_chunk(
+    sorted_x: np.ndarray, plans: Chains, first: int, last: int, key: np.uint64, out: np.ndarray
+) -> None:
+    values = np.empty(plans[2].shape[1])
     for r in range(first, last):
-        _chain_draw(sorted_x, plan, stream_state(key, r), values, out[r])
+        _chains_draw(sorted_x, plans, key, r, values, out)
 
 
 def _chain_resample_quantiles(
-    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
+    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64, marginal: bool
 ) -> np.ndarray:
     """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``, by chains."""
     out = np.empty((n_resamples, qs.size))
-    # The plan is the same for every chunk: made once, outside the threads.
-    ranks, lo_slot, hi_slot, weight = chain_plan(sorted_x.size, qs)
-    shape, d, c = gap_constants(sorted_x.size, ranks)
-    plan = (lo_slot, hi_slot, weight, shape, d, c)
+    # The plans are the same for every chunk: made once, outside the threads.
+    plans = chain_plans(sorted_x.size, qs, marginal)
     chunks = min(_CHUNKS, n_resamples)
     for j in nb.prange(chunks):
-        _chain_chunk(
-            sorted_x, plan, j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out
+        _chains_chunk(
+            sorted_x, plans, j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out
         )
     return out
 
@@ -415,89 +434,3 @@ chain_resample_quantiles_serial, chain_resample_quantiles_parallel = twins(
 def chain_work(n_quantiles: int, n_resamples: int) -> int:
     """Work of the chain kernels in the units of ``threads`` (about 40 per Beta draw)."""
     return int(n_resamples * 2 * max(n_quantiles, 1) * 40)
-
-
-# Marginal chains: each quantile drawn by its own chain from the resample's
-# stream, so its values are those it gets when asked alone (what an
-# interval of each quantile needs), at the cost of the joint law.
-
-
-@nb.njit(cache=True)
-def marginal_plans(
-    n: int, qs: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The one-quantile :func:`chain_plan` and :func:`gap_constants` of each of ``qs``.
-
-    Row ``i`` holds quantile ``i``'s plan: ``m[i]`` (1 or 2) ranks, so
-    ``m[i] + 1`` gaps of ``shape[i]``, ``d[i]``, ``c[i]``, and its reading
-    ``slots[i] = (lo_slot, hi_slot)`` with ``weight[i]``.
-    """
-    nq = qs.size
-    m = np.empty(nq, np.int64)
-    slots = np.zeros((nq, 2), np.int64)
-    weight = np.empty(nq)
-    shape = np.ones((nq, 3), np.int64)
-    d = np.zeros((nq, 3))
-    c = np.zeros((nq, 3))
-    for i in range(nq):
-        ranks, lo_slot, hi_slot, w = chain_plan(n, qs[i : i + 1])
-        sh, di, ci = gap_constants(n, ranks)
-        m[i] = ranks.size
-        slots[i, 0] = lo_slot[0]
-        slots[i, 1] = hi_slot[0]
-        weight[i] = w[0]
-        shape[i, : sh.size] = sh
-        d[i, : di.size] = di
-        c[i, : ci.size] = ci
-    return m, slots, weight, shape, d, c
-
-
-@nb.njit(cache=True)
-def _marginal_chunk(
-    sorted_x: np.ndarray,
-    plans: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    first: int,
-    last: int,
-    key: np.uint64,
-    out: np.ndarray,
-) -> None:
-    m, slots, weight, shape, d, c = plans
-    n = sorted_x.size
-    values = np.empty(2)
-    for r in range(first, last):
-        start = stream_state(key, r)
-        for i in range(m.size):
-            # :func:`_chain_draw` of quantile i's plan, written out: slicing
-            # the plan's rows per resample cost a third of the time.
-            state = start
-            total = 0.0
-            spare = math.nan
-            for t in range(m[i]):
-                state, g, spare = _gap(state, shape[i, t], d[i, t], c[i, t], spare)
-                total += g
-                values[t] = total
-            k = m[i]
-            state, g, spare = _gap(state, shape[i, k], d[i, k], c[i, k], spare)
-            total += g
-            for t in range(k):
-                values[t] = sorted_x[min(int(n * (values[t] / total)), n - 1)]
-            out[r, i] = lerp(values[slots[i, 0]], values[slots[i, 1]], weight[i])
-
-
-def _marginal_resample_quantiles(
-    sorted_x: np.ndarray, qs: np.ndarray, n_resamples: int, key: np.uint64
-) -> np.ndarray:
-    """Quantiles ``qs`` of i.i.d. resamples, each column by its own chain (see above)."""
-    out = np.empty((n_resamples, qs.size))
-    plans = marginal_plans(sorted_x.size, qs)
-    chunks = min(_CHUNKS, n_resamples)
-    for j in nb.prange(chunks):
-        _marginal_chunk(
-            sorted_x, plans, j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out
-        )
-    return out
-
-
-marginal_resample_quantiles_serial, marginal_resample_quantiles_parallel = twins(
-    _marginal_resample_quantiles
-)

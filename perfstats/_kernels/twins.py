@@ -53,7 +53,7 @@ def twins(body: Callable[..., Any]) -> tuple[Any, Any]:
     >>> from perfstats._kernels.orderstat import (
     ...     chain_resample_quantiles_parallel, chain_resample_quantiles_serial)
     >>> x = np.sort(np.random.default_rng(1).exponential(size=200))
-    >>> args = (x, np.array([0.25, 0.5]), 100, np.uint64(7))
+    >>> args = (x, np.array([0.25, 0.5]), 100, np.uint64(7), False)
     >>> bool(np.array_equal(chain_resample_quantiles_serial(*args),
     ...                     chain_resample_quantiles_parallel(*args)))
     True
