@@ -66,6 +66,7 @@ import perfstats
 from examples.shop.cluster import ORDER
 from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
 from examples.shop.loadgen import Workload
+from examples.shop.server import switch_interval
 
 from .shop_components import run_components
 from .shop_loadtest import LoadTestRun, run_load_test
@@ -506,6 +507,9 @@ def evaluate(
         "component_runs": component_runs,
         "simulated_requests": simulated_requests,
         "scenarios": {s: {"rate": w.rate, "mix": dict(w.mix)} for s, w in SCENARIOS.items()},
+        # What the services started by this process run with (SHOP_SWITCH_INTERVAL);
+        # it moves both the oracle's response times and its CPU (examples/shop/README.md).
+        "shop_switch_interval_s": switch_interval(),
         "cpu_count": os.cpu_count(),
         "loadavg_at_end": list(os.getloadavg()),
         "python": sys.version.split()[0],

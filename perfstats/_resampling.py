@@ -115,16 +115,13 @@ def resampled_stats(
     if not with_mean and qs.size and use_table_engine(scheme, qs.size):
         return table_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
-    out = kr.bootstrap_stats(
-        scheme.sorted_x,
-        scheme.ranks,
-        np.ascontiguousarray(qs[order]),
-        with_mean,
-        n_resamples,
-        key,
-        scheme.kind,
-        1.0 if scheme.block is None else scheme.block,
-    )
+    out = run_kernel(
+        kr.stats_serial,
+        kr.stats_parallel,
+        n_resamples * scheme.sorted_x.size,
+        scheme.sorted_x, scheme.ranks, np.ascontiguousarray(qs[order]), with_mean,
+        n_resamples, key, scheme.kind, 1.0 if scheme.block is None else scheme.block,
+    )  # fmt: skip
     if order.size > 1 and np.any(order[1:] < order[:-1]):
         restored = np.empty_like(out)
         restored[:, order] = out[:, : order.size]
@@ -281,13 +278,6 @@ def _fixed_block(scheme: Scheme) -> int | None:
     return int(scheme.block)
 
 
-def _window_starts(kind: int, n: int, b: int) -> int:
-    """How many windows of ``b`` points a fixed-length block of ``kind`` may start at."""
-    if kind == kr.SUPERFLOW:
-        return n - b
-    return n if kind == kr.CIRCULAR else n - b + 1
-
-
 def _in_order(columns: np.ndarray, order: np.ndarray) -> np.ndarray:
     """Columns computed for ``qs[order]`` put back in the order of ``qs``."""
     restored = np.empty_like(columns)
@@ -341,7 +331,7 @@ def band_stats(
     work = n_resamples * (m // max(1, int(block)) * (band_lo.size + 2) + 2 * member_slot.size)
     if classes:
         b = int(block)
-        n_starts = _window_starts(scheme.kind, n, b)
+        n_starts = kr.window_starts(scheme.kind, n, b)
         touch, class_below, class_starts, class_offset = kb.block_classes(prefix, n, b, n_starts)
         work = n_resamples * (4 * member_slot.size + 30 * class_offset.size * 20)
         got: np.ndarray = run_kernel(
@@ -395,14 +385,14 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
     >>> x = np.random.default_rng(0).normal(size=300)
     >>> scheme = make_scheme(x, 10, "moving")
     >>> qs = np.array([0.5, 0.25])
-    >>> direct = kr.bootstrap_stats(scheme.sorted_x, scheme.ranks, np.sort(qs), False,
-    ...                             200, np.uint64(3), kr.MOVING, 10.0)
+    >>> direct = kr.stats_serial(scheme.sorted_x, scheme.ranks, np.sort(qs), False,
+    ...                          200, np.uint64(3), kr.MOVING, 10.0)
     >>> bool(np.array_equal(table_stats(scheme, qs, 200, np.uint64(3)), direct[:, ::-1]))
     True
     """
     n = scheme.sorted_x.size
     b = int(1.0 if scheme.block is None else scheme.block)
-    n_starts = _window_starts(scheme.kind, n, b)
+    n_starts = kr.window_starts(scheme.kind, n, b)
     # The reference scheme drops the remainder; the others end on a short block.
     tail = 0 if scheme.kind == kr.SUPERFLOW else n % b
     n_fine = kt.fine_columns(n)

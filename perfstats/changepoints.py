@@ -36,7 +36,7 @@ __all__ = ["ChangePoint", "ChangePoints", "change_points", "history_change_point
 class ChangePoint:
     """One change point: where the new level starts, how large the step is, how sure.
 
-    Parameters
+    Attributes
     ----------
     index : int
         Position of the first value of the new level.
@@ -298,17 +298,18 @@ def change_points(
 
     Examples
     --------
+    Two steps, +8% and then -12%, in 120 runs; a plain array is labelled by
+    position (a :class:`pandas.Series` by its index):
+
     >>> import numpy as np
-    >>> import pandas as pd
     >>> from perfstats import change_points
     >>> rng = np.random.default_rng(3)
     >>> level = np.r_[np.full(40, 100.0), np.full(40, 108.0), np.full(40, 95.0)]
-    >>> hist = pd.Series(level + rng.normal(0, 1.0, 120), index=[f"c{i}" for i in range(120)])
-    >>> res = change_points(hist, rng=1)
+    >>> res = change_points(level + rng.normal(0, 1.0, 120), rng=1)
     >>> res.indices
     (40, 80)
     >>> res.points[0].label, res.points[0].low < 0.08 < res.points[0].high
-    ('c40', True)
+    (40, True)
     """
     x = as_sample(series, "series")
     p_level = check_fraction(pvalue, "pvalue")

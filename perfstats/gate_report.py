@@ -105,13 +105,17 @@ def gate_markdown(result: GateResult) -> str:
 
     Examples
     --------
+    A suite where one benchmark got 10% faster and the other did not move:
+
     >>> import numpy as np
-    >>> from perfstats import gate
+    >>> import perfstats
     >>> from perfstats.gate_report import gate_markdown
-    >>> x = np.random.default_rng(0).lognormal(0, 0.01, 20)
-    >>> text = gate_markdown(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500))
-    >>> text.splitlines()[0]
-    '### perfstats gate: 1 regression'
+    >>> rng = np.random.default_rng(1)
+    >>> before = {"parse": rng.lognormal(0, 0.01, 20), "emit": rng.lognormal(1, 0.01, 20)}
+    >>> after = {"parse": before["parse"] * 0.9, "emit": before["emit"]}
+    >>> result = perfstats.gate(before, after, rng=0, n_resamples=500)
+    >>> gate_markdown(result).splitlines()[0]
+    '### perfstats gate: no regression'
     """
     n_reg = result.counts["regression"]
     title = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -57,6 +57,12 @@ class Propagation:
     demand_before: Mapping[str, float]
     demand_after: Mapping[str, float]
     demand_factors: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        # Read-only views of private copies: a result cannot change later,
+        # whoever built it and whatever they do with their dicts.
+        for name in (f.name for f in fields(self)):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
     def __repr__(self) -> str:
         f = ", ".join(
@@ -276,11 +282,4 @@ def propagate(
             )
         before[sub], after[sub] = base, base + delta
         factors[sub] = (base + delta) / base
-    return Propagation(
-        mapping=MappingProxyType(mapping),
-        unmapped=MappingProxyType(unmapped),
-        carried_md=MappingProxyType(carried),
-        demand_before=MappingProxyType(before),
-        demand_after=MappingProxyType(after),
-        demand_factors=MappingProxyType(factors),
-    )
+    return Propagation(mapping, unmapped, carried, before, after, factors)

@@ -19,7 +19,6 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
-from .threads import run_kernel
 from .twins import twins
 
 IID = 0
@@ -343,6 +342,12 @@ def _stats(
     kind: int,
     block: float,
 ) -> np.ndarray:
+    """Resampled quantiles ``qs`` (ascending) and optionally the mean.
+
+    Returns an array of shape ``(n_resamples, len(qs) + with_mean)``; the
+    mean, when asked for, is the last column. Callers choose the twin with
+    :func:`perfstats._kernels.threads.run_kernel`.
+    """
     out = np.empty((n_resamples, qs.size + (1 if with_mean else 0)))
     chunks = min(_CHUNKS, n_resamples)
     for c in nb.prange(chunks):
@@ -354,7 +359,7 @@ def _stats(
 
 # One body, compiled serial and parallel (twins.py): each resample draws from
 # its own stream, so both give the same numbers.
-_serial_stats, _parallel_stats = twins(_stats)
+stats_serial, stats_parallel = twins(_stats)
 
 
 @nb.njit(cache=True)
@@ -363,7 +368,7 @@ def resample_positions_range(
 ) -> np.ndarray:
     """Positions (into the original order) of resamples ``first .. last - 1``.
 
-    Uses the same streams as :func:`bootstrap_stats`, so a callable statistic
+    Uses the same streams as ``stats_serial``, so a callable statistic
     sees exactly the resamples the named statistics see. Shape
     ``(last - first, m)`` with ``m`` the resample size of the scheme; callers
     stream over ranges so that memory stays bounded for any number of
@@ -431,27 +436,3 @@ def fill_positions(row: np.ndarray, n: int, kind: int, block: float, state: np.u
     while m < size:
         state, v = next_u64(state)
         m = _put_wrapped(row, m, hi_index(v, starts), min(b, size - m), n)
-
-
-def bootstrap_stats(
-    sorted_x: np.ndarray,
-    ranks: np.ndarray,
-    qs: np.ndarray,
-    with_mean: bool,
-    n_resamples: int,
-    key: np.uint64,
-    kind: int,
-    block: float,
-) -> np.ndarray:
-    """Resampled quantiles ``qs`` (ascending) and optionally the mean.
-
-    Returns an array of shape ``(n_resamples, len(qs) + with_mean)``; the
-    mean, when asked for, is the last column.
-    """
-    result: np.ndarray = run_kernel(
-        _serial_stats,
-        _parallel_stats,
-        n_resamples * sorted_x.size,
-        sorted_x, ranks, qs, with_mean, n_resamples, key, kind, block,
-    )  # fmt: skip
-    return result

@@ -17,12 +17,16 @@ is imported only when a plot is drawn, so ``import perfstats`` never loads it.
 
 Examples
 --------
+Two views of one sample side by side, drawn on axes the caller owns:
+
 >>> import numpy as np
+>>> from matplotlib.figure import Figure
 >>> from perfstats import plots
+>>> fig = Figure()
+>>> left, right = fig.subplots(1, 2)
 >>> x = np.random.default_rng(0).lognormal(3.0, 0.3, size=400)
->>> fig = plots.histogram(x, unit="ms")
->>> type(fig).__name__
-'Figure'
+>>> plots.histogram(x, unit="ms", ax=left) is plots.ecdf(x, unit="ms", ax=right) is fig
+True
 """
 
 from __future__ import annotations

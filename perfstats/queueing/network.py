@@ -23,14 +23,6 @@ import numpy.typing as npt
 
 from .._validation import check_int
 
-__all__ = [
-    "ClosedNetwork",
-    "OpenNetwork",
-    "QueueingSolution",
-    "SimulationResult",
-    "Station",
-]
-
 # Measured with ``python -m benchmarks.queueing_precision --reps 24`` on the
 # M/M/1 queue at 50% utilisation (lambda 1, mu 2; processor sharing): the
 # root-mean-square relative error of the simulated mean response time was

@@ -214,3 +214,12 @@ def test_renamed_component_still_maps_beside_named_ones() -> None:
     res = propagate({"get_item": 0.002, "lookup_item": 0.001}, shop_catalogue_local(), CallGraph(g))
     assert dict(res.mapping) == {"get_item": "get_item", "lookup_item": "fetch_row"}
     assert res.demand_after["catalogue"] == pytest.approx(0.004)
+
+
+def test_result_keeps_its_own_read_only_copies_of_the_mappings() -> None:
+    factors = {"B": 5.0 / 3.0}
+    result = perfstats.Propagation({"b": "B"}, {}, {"B": 0.2}, {"B": 0.3}, {"B": 0.5}, factors)
+    factors["B"] = 99.0
+    assert result.demand_factors["B"] == pytest.approx(5.0 / 3.0)
+    with pytest.raises(TypeError):
+        result.demand_after["B"] = 1.0  # type: ignore[index]

@@ -14,7 +14,7 @@ def direct_quantiles(
     """Resampled quantiles by counting every resampled point (columns in the order of ``qs``)."""
     order = np.argsort(qs, kind="stable")  # the kernel wants them ascending
     block = float(scheme.block or 1.0)
-    got = kr._serial_stats(
+    got = kr.stats_serial(
         scheme.sorted_x, scheme.ranks, qs[order], False, n_resamples, key, scheme.kind, block
     )
     out = np.empty_like(got)
