@@ -56,6 +56,11 @@ def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     for row in out["variant2"]:
         for run in row["load_test_runs"]:
             assert run["errors"] == 0 and run["n"] > 50
+    # The switch interval moves the oracle's response times and CPU: a result
+    # file must say which one its services ran with.
+    from examples.shop import server
+
+    assert out["settings"]["shop_switch_interval_s"] == pytest.approx(server.switch_interval())
 
 
 def test_load_test_measures_spans_cpu_and_stops_the_services() -> None:
