@@ -29,18 +29,22 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
     Accepts lists, tuples, NumPy arrays and pandas Series. Rejects strings,
     booleans, objects, 2-D input, empty input and NaN or infinite values.
     """
-    if isinstance(data, (str, bytes)):
-        raise ValueError(f"{name} must be a 1-D array of numbers, got the string {_short(data)}")
-    if isinstance(data, Iterator) or (
-        isinstance(data, Iterable) and not isinstance(data, (Sized, np.ndarray))
-    ):
-        raise ValueError(
-            f"{name} must be a 1-D array of numbers, got a {type(data).__name__} "
-            f"(an iterator is read only once: pass list(...) or a NumPy array)"
-        )
     if isinstance(data, np.ndarray) and data.dtype == np.float64 and data.ndim == 1:
+        # The common case first: the abstract-class checks below cost more
+        # than the rest of a small kernel's call.
         arr = data
     else:
+        if isinstance(data, (str, bytes)):
+            raise ValueError(
+                f"{name} must be a 1-D array of numbers, got the string {_short(data)}"
+            )
+        if isinstance(data, Iterator) or (
+            isinstance(data, Iterable) and not isinstance(data, (Sized, np.ndarray))
+        ):
+            raise ValueError(
+                f"{name} must be a 1-D array of numbers, got a {type(data).__name__} "
+                f"(an iterator is read only once: pass list(...) or a NumPy array)"
+            )
         try:
             raw = np.asarray(data)
         except Exception as exc:  # ragged nested lists and the like
