@@ -60,7 +60,15 @@ from .config import function_of, load_config, load_suite, suite_from_config
 from .deployed_run import run_deployed
 from .gate import gate_files, read_overrides
 from .inputs import read_history, read_results
-from .lifecycle import Deployment, FunctionSpec, LifecycleError, deploy, deployed, teardown
+from .lifecycle import (
+    Deployment,
+    FunctionSpec,
+    LambdaAccess,
+    LifecycleError,
+    deploy,
+    deployed,
+    teardown,
+)
 from .per_version import TargetPerVersion
 from .record import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
@@ -81,6 +89,7 @@ __all__ = [
     "Deployment",
     "Execution",
     "FunctionSpec",
+    "LambdaAccess",
     "LifecycleError",
     "ReportingCommand",
     "ReportingHttp",

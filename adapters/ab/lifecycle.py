@@ -39,7 +39,12 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    # Only the type checker reads the annotations (``from __future__ import
+    # annotations``), so typing_extensions is not a run-time dependency.
+    from typing_extensions import Unpack
 
 logger = logging.getLogger(__name__)
 
@@ -207,6 +212,45 @@ def lambda_client(
     return session.client("lambda", endpoint_url=endpoint_url, config=config)
 
 
+class LambdaAccess(TypedDict, total=False):
+    """How :func:`deploy`, :func:`teardown` and :func:`deployed` reach Lambda.
+
+    Attributes
+    ----------
+    client : boto3 Lambda client
+        Used as it is; the other keys are then ignored.
+    region, endpoint_url, profile : str or None
+        Passed to :func:`lambda_client` when no ``client`` is given
+        (``endpoint_url`` points at a local stand-in such as moto).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import LambdaAccess
+    >>> LambdaAccess(region="eu-west-1", endpoint_url="http://127.0.0.1:5000")
+    {'region': 'eu-west-1', 'endpoint_url': 'http://127.0.0.1:5000'}
+    """
+
+    client: Any
+    region: str | None
+    endpoint_url: str | None
+    profile: str | None
+
+
+def _client(access: Mapping[str, Any]) -> Any:
+    """The client ``access`` names or makes, after refusing keys it does not know."""
+    unknown = sorted(set(access) - set(LambdaAccess.__annotations__))
+    if unknown:
+        raise TypeError(
+            f"unexpected keyword argument {unknown[0]!r}; "
+            f"Lambda is reached with {', '.join(LambdaAccess.__annotations__)}"
+        )
+    if access.get("client") is not None:
+        return access["client"]
+    return lambda_client(
+        access.get("region"), endpoint_url=access.get("endpoint_url"), profile=access.get("profile")
+    )
+
+
 def package(path: str | os.PathLike[str]) -> bytes:
     """The zip to upload: a directory zipped (files at the root), or a ``.zip`` read.
 
@@ -350,13 +394,7 @@ def _configuration(spec: FunctionSpec) -> dict[str, Any]:
 
 
 def deploy(
-    spec: FunctionSpec,
-    *,
-    client: Any = None,
-    region: str | None = None,
-    endpoint_url: str | None = None,
-    profile: str | None = None,
-    wait_s: float = 300.0,
+    spec: FunctionSpec, *, wait_s: float = 300.0, **access: Unpack[LambdaAccess]
 ) -> Deployment:
     """Create (or update) the function, wait until it is active, publish a version.
 
@@ -368,11 +406,11 @@ def deploy(
     Parameters
     ----------
     spec : FunctionSpec
-    client : boto3 Lambda client, optional
-        Default :func:`lambda_client` of ``region``, ``endpoint_url``, ``profile``.
-    region, endpoint_url, profile : str, optional
     wait_s : float, default 300
         Longest wait for the function to become active or updated.
+    **access
+        How to reach Lambda (:class:`LambdaAccess`): a ``client``, or the
+        ``region``, ``endpoint_url`` and ``profile`` to make one with.
 
     Returns
     -------
@@ -401,8 +439,7 @@ def deploy(
 
     # Every local check before the first call that changes anything.
     data = package(spec.package) if spec.package is not None else None
-    if client is None:
-        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    client = _client(access)
     existing = _owned(client, spec.name)
     created = False
     try:
@@ -465,15 +502,14 @@ def _delete_quietly(client: Any, name: str) -> None:
         logger.error("could not delete %s after a failed deploy; delete it by hand: %s", name, exc)
 
 
-def teardown(
-    name: str | Deployment,
-    *,
-    client: Any = None,
-    region: str | None = None,
-    endpoint_url: str | None = None,
-    profile: str | None = None,
-) -> bool:
+def teardown(name: str | Deployment, **access: Unpack[LambdaAccess]) -> bool:
     """Delete a function perfstats created, with all its versions.
+
+    Parameters
+    ----------
+    name : str or Deployment
+    **access
+        How to reach Lambda (:class:`LambdaAccess`).
 
     Returns
     -------
@@ -489,8 +525,7 @@ def teardown(
     function = name.name if isinstance(name, Deployment) else name
     if not isinstance(function, str) or not function:
         raise ValueError(f"name must be a function name; got {name!r}")
-    if client is None:
-        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    client = _client(access)
     if _owned(client, function) is None:
         return False
     # boto3 answers every successful request with a dict (its ResponseMetadata at least).
@@ -537,19 +572,13 @@ def _uninterrupted() -> AbstractContextManager[None]:
 
 @contextmanager
 def deployed(
-    spec: FunctionSpec,
-    *,
-    client: Any = None,
-    region: str | None = None,
-    endpoint_url: str | None = None,
-    profile: str | None = None,
-    wait_s: float = 300.0,
+    spec: FunctionSpec, *, wait_s: float = 300.0, **access: Unpack[LambdaAccess]
 ) -> Iterator[Deployment]:
     """Deploy ``spec`` for the duration of a ``with`` block and always tear it down.
 
     The function is deleted when the block ends, raises, or is interrupted
     (Ctrl-C, or SIGTERM in the main thread), and when the deploy itself
-    fails half-way.
+    fails half-way. The parameters are those of :func:`deploy`.
 
     Examples
     --------
@@ -559,8 +588,7 @@ def deployed(
     ...     print(d.version)
     1
     """
-    if client is None:
-        client = lambda_client(region, endpoint_url=endpoint_url, profile=profile)
+    client = _client(access)
     with _terminate_as_interrupt():
         # A deploy that fails removes what it created itself; a name that is
         # not perfstats' must not reach teardown (its error would be the same).

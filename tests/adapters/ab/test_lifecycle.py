@@ -289,3 +289,17 @@ def test_package_zips_a_directory(source: Path, tmp_path: Path) -> None:
     (tmp_path / "x.tar").write_bytes(b"")
     with pytest.raises(ValueError, match=r"must be a directory or a \.zip"):
         package(tmp_path / "x.tar")
+
+
+def test_a_misspelt_access_keyword_is_refused_before_anything_is_made(
+    moto: MotoServer, client: Any, role: str, source: Path
+) -> None:
+    spec = FunctionSpec("bench", role=role, package=source)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'regoin'"):
+        deploy(spec, regoin=REGION, endpoint_url=moto.endpoint)
+    with pytest.raises(TypeError, match=r"'endpoint'.*region, endpoint_url"):
+        with deployed(spec, region=REGION, endpoint=moto.endpoint):
+            pytest.fail("deployed with a misspelt keyword")
+    with pytest.raises(TypeError, match="'clinet'"):
+        teardown("bench", clinet=client)
+    assert _names(client) == []
