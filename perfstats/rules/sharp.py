@@ -21,7 +21,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._deprecation import renamed
 from .._validation import check_int, check_level, check_positive, power_of_two_scale
@@ -90,6 +89,10 @@ class CIWidth(Rule):
         s = power_of_two_scale(data)
         mean = float(np.mean(data * s)) / s
         sd = float(np.std(data * s, ddof=1)) / s
+        # Deferred: scipy.stats takes about a second to import, and every
+        # ``perfstats`` command imports the rules to list them.
+        from scipy import stats
+
         t = float(stats.t.ppf(self.level, n - 1))
         half = t * sd / math.sqrt(n)
         details: dict[str, Any] = {
