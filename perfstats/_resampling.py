@@ -76,12 +76,16 @@ def resolve_block_length(x: FloatArray, block_length: Any, block_kind: str) -> f
     return value
 
 
-def make_scheme(x: FloatArray, block_length: Any, block_kind: str) -> Scheme:
+def make_scheme(
+    x: FloatArray, block_length: Any, block_kind: str, order: np.ndarray | None = None
+) -> Scheme:
     """Sort ``x`` once and describe how it will be resampled.
 
-    ``block_length=None`` means the i.i.d. bootstrap.
+    ``block_length=None`` means the i.i.d. bootstrap. ``order``, if given,
+    is ``np.argsort(x, kind="stable")`` already computed.
     """
-    order = np.argsort(x, kind="stable")
+    if order is None:
+        order = np.argsort(x, kind="stable")
     sorted_x = x[order]
     ranks = np.empty(x.size, np.int64)
     ranks[order] = np.arange(x.size)
@@ -139,12 +143,14 @@ def named_distribution(
     block_kind: str,
     key: np.uint64,
     engine: str = "auto",
+    order: np.ndarray | None = None,
 ) -> np.ndarray:
     """Resampled values of a named statistic (``"mean"``, ``"median"`` or a quantile).
 
     The numbers of :func:`perfstats.bootstrap_distribution` for validated
     arguments (``stat`` as :func:`perfstats.quantile_spec.parse_statistic`
-    returns it) and a stream key instead of ``rng``.
+    returns it) and a stream key instead of ``rng``. ``order`` may pass
+    ``np.argsort(x, kind="stable")`` when the caller has it.
 
     Examples
     --------
@@ -159,12 +165,12 @@ def named_distribution(
     True
     """
     if stat == "mean":
-        scheme = make_scheme(x, block_length, block_kind)
+        scheme = make_scheme(x, block_length, block_kind, order)
         return resampled_stats(scheme, np.empty(0), True, n_resamples, key)[:, 0].copy()
     qs = np.array([0.5 if stat == "median" else float(stat)])
     if block_length is None and use_order_engine(engine):
         return iid_quantiles(np.sort(x), qs, n_resamples, key, engine)[:, 0].copy()
-    scheme = make_scheme(x, block_length, block_kind)
+    scheme = make_scheme(x, block_length, block_kind, order)
     return resampled_stats(scheme, qs, False, n_resamples, key, engine)[:, 0].copy()
 
 

@@ -166,6 +166,10 @@ def _table_chunk(
     starts = np.empty(n // b + 1, np.int64)
     circular = kind == CIRCULAR
     per_coarse = 1 << (COARSE - FINE - 2)  # words per coarse group in a fine row
+    # The first coarse column at or past n; when the columns below it fit in
+    # the first word (n <= 1024), only that word of a row needs summing.
+    full = ((n - 1) >> COARSE) + 1
+    one_word = full <= 4
     for r in range(first, last):
         state = stream_state(key, r)
         n_blocks = 0
@@ -193,19 +197,25 @@ def _table_chunk(
                     tail_take = take
                 m += take
         w0 = w1 = w2 = w3 = np.uint64(0)
-        for k in range(n_blocks):
-            s = starts[k]
-            w0 += coarse_below[s, 0]
-            w1 += coarse_below[s, 1]
-            w2 += coarse_below[s, 2]
-            w3 += coarse_below[s, 3]
+        if one_word:
+            for k in range(n_blocks):
+                w0 += coarse_below[starts[k], 0]
+        else:
+            for k in range(n_blocks):
+                s = starts[k]
+                w0 += coarse_below[s, 0]
+                w1 += coarse_below[s, 1]
+                w2 += coarse_below[s, 2]
+                w3 += coarse_below[s, 3]
         if tail_take > 0:
             w0 += coarse_tail[tail_start, 0]
             w1 += coarse_tail[tail_start, 1]
             w2 += coarse_tail[tail_start, 2]
             w3 += coarse_tail[tail_start, 3]
         _unpack(w0, w1, w2, w3, acc)
-        acc[16] = m
+        # Columns from ``full`` on count every point of a block: their sum is m.
+        for g in range(full, 17):
+            acc[g] = m
         built_h = -1
         built_g = -1
         h = 0

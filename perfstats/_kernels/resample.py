@@ -200,7 +200,10 @@ def fill_counts(
     )
 
 
-@nb.njit(cache=True)
+# Inlined: called once per resample, and as a call it passed ten arrays,
+# each with its reference count raised and dropped, which cost more than the
+# pass itself for small samples (about 0.2 us of a 0.4 us resample at n = 10).
+@nb.njit(cache=True, inline="always")
 def quantiles_from_counts(
     counts: np.ndarray,
     sorted_x: np.ndarray,
@@ -320,11 +323,19 @@ def _stats_chunk(
     n = sorted_x.size
     nq = qs.size
     counts = np.zeros(n, np.int64)
-    work = quantile_work(nq)
+    # counted_quantiles' steps, with the work arrays unpacked once and the
+    # row written in place: a row view and the work tuple per resample cost
+    # reference counting comparable to a small resample's whole pass.
+    lo_rank, hi_rank, weight, lo_val, hi_val, row = quantile_work(nq)
     for b in range(first, last):
-        m = counted_quantiles(
-            counts, sorted_x, ranks, qs, kind, block, stream_state(key, b), work, out[b]
-        )
+        counts[:] = 0
+        _, m = fill_counts(counts, ranks, kind, block, stream_state(key, b))
+        if nq > 0:
+            quantiles_from_counts(
+                counts, sorted_x, qs, m, row, lo_rank, hi_rank, weight, lo_val, hi_val
+            )
+            for i in range(nq):
+                out[b, i] = row[i]
         if with_mean:
             total = 0.0
             for j in range(n):

@@ -78,6 +78,22 @@ def select(a: np.ndarray, lo: int, hi: int, k: int) -> float:
     return a[k]
 
 
+@nb.njit(cache=True, inline="always")
+def _next_up(a: np.ndarray, k: int, hi: int) -> float:
+    """Move the smallest of ``a[k:hi + 1]`` to ``a[k]`` and return it.
+
+    Right after a selection at ``k - 1``, this is the order statistic at
+    ``k`` with the same ordering guarantee as :func:`select`, found in one
+    pass instead of another selection.
+    """
+    best = k
+    for i in range(k + 1, hi + 1):
+        if a[i] < a[best]:
+            best = i
+    _swap(a, k, best)
+    return a[k]
+
+
 @nb.njit(cache=True)
 def percentile_bounds(
     boot: np.ndarray, tail: float, sorted_x: np.ndarray, qs: np.ndarray
@@ -114,12 +130,14 @@ def percentile_bounds(
         else:
             # Ranks ascend (lo1 <= hi1 <= lo2 <= hi2 for tail <= 0.5), so
             # each selection works right of the one before it.
+            # (hi = lo + 1 whenever they differ, so the upper rank of each
+            # pair is the smallest value right of the lower one.)
             a = select(col, 0, m - 1, lo1)
-            b = a if hi1 == lo1 else select(col, lo1 + 1, m - 1, hi1)
+            b = a if hi1 == lo1 else _next_up(col, hi1, m - 1)
             out[0, j] = lerp(a, b, g1)
             start = hi1 + 1 if lo2 > hi1 else lo2
             c = col[lo2] if lo2 <= hi1 else select(col, start, m - 1, lo2)
-            d = c if hi2 == lo2 else (col[hi2] if hi2 <= hi1 else select(col, lo2 + 1, m - 1, hi2))
+            d = c if hi2 == lo2 else (col[hi2] if hi2 <= hi1 else _next_up(col, hi2, m - 1))
             out[1, j] = lerp(c, d, g2)
     n = sorted_x.size
     for t in range(qs.size):
