@@ -169,7 +169,8 @@ def named_distribution(
         return resampled_stats(scheme, np.empty(0), True, n_resamples, key)[:, 0].copy()
     qs = np.array([0.5 if stat == "median" else float(stat)])
     if block_length is None and use_order_engine(engine):
-        return iid_quantiles(np.sort(x), qs, n_resamples, key, engine)[:, 0].copy()
+        sorted_x = np.sort(x) if order is None else x[order]
+        return iid_quantiles(sorted_x, qs, n_resamples, key, engine)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind, order)
     return resampled_stats(scheme, qs, False, n_resamples, key, engine)[:, 0].copy()
 
