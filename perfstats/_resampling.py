@@ -399,17 +399,9 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
     """
     n = scheme.sorted_x.size
     b = int(1.0 if scheme.block is None else scheme.block)
-    n_starts = kr.window_starts(scheme.kind, n, b)
     # The reference scheme drops the remainder; the others end on a short block.
     tail = 0 if scheme.kind == kr.SUPERFLOW else n % b
-    n_fine = kt.fine_columns(n)
-    tables = []
-    for length in (b, tail):
-        rows = n_starts if length else 1
-        # Four int16 counts per uint64 word (see blocktable._table_chunk).
-        for shift, cols in ((kt.COARSE, kt.COARSE_COLUMNS), (kt.FINE, n_fine)):
-            tables.append(kt.block_table(scheme.ranks, length, rows, shift, cols).view(np.uint64))
-        tables.append(kt.window_masks(scheme.ranks, length, rows))
+    tables = kt.window_tables(scheme.ranks, b, kr.window_starts(scheme.kind, n, b), tail)
     order = np.argsort(qs, kind="stable")
     sorted_qs = np.ascontiguousarray(qs[order], dtype=np.float64)
     n_blocks = n // b
@@ -419,6 +411,6 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
         kt.table_serial,
         kt.table_parallel,
         work,
-        scheme.sorted_x, sorted_qs, tuple(tables), scheme.kind, b, np.uint64(key), n_resamples,
+        scheme.sorted_x, sorted_qs, tables, scheme.kind, b, np.uint64(key), n_resamples,
     )  # fmt: skip
     return _in_order(out, order)

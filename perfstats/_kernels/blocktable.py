@@ -40,29 +40,39 @@ COARSE = 8
 
 
 @nb.njit(cache=True)
-def block_table(ranks: np.ndarray, b: int, n_starts: int, shift: int, n_cols: int) -> np.ndarray:
-    """``below[s, g]``: how many ranks of window ``s`` are below ``g << shift`` (int16).
+def block_table(
+    ranks: np.ndarray, b: int, n_starts: int, shift: int, n_cols: int, lanes: int
+) -> np.ndarray:
+    """``below[g // lanes, s, g % lanes]``: how many ranks of window ``s`` are below ``g << shift``.
 
-    Window ``s`` holds positions ``s .. s + b - 1`` (taken modulo ``n``, for
-    the circular scheme). Each window is the previous one with one rank
-    dropped and one added, so a row costs O(columns), not O(b). Columns
-    past the last rank hold the full count ``b``.
+    int16 counts, group-major: ``lanes`` consecutive columns of every window
+    side by side. Window ``s`` holds positions ``s .. s + b - 1`` (taken
+    modulo ``n``, for the circular scheme). Each window is the previous one
+    with one rank dropped and one added, so a row costs O(columns), not
+    O(b). Columns past the last rank hold the full count ``b``.
     """
     n = ranks.size
-    below = np.zeros((n_starts, n_cols), np.int16)
+    planes = n_cols // lanes
+    below = np.zeros((planes, n_starts, lanes), np.int16)
     for j in range(b):
         for g in range((ranks[j] >> shift) + 1, n_cols):
-            below[0, g] += 1
+            below[g // lanes, 0, g % lanes] += 1
+    old = np.empty(n_starts, np.int64)
+    new = np.empty(n_starts, np.int64)
     for s in range(1, n_starts):
-        old = (ranks[s - 1] >> shift) + 1
-        new = (ranks[(s + b - 1) % n] >> shift) + 1
-        for g in range(n_cols):
-            below[s, g] = below[s - 1, g] - (g >= old) + (g >= new)
+        old[s] = (ranks[s - 1] >> shift) + 1
+        new[s] = (ranks[(s + b - 1) % n] >> shift) + 1
+    for p in range(planes):
+        for s in range(1, n_starts):
+            for t in range(lanes):
+                g = p * lanes + t
+                below[p, s, t] = below[p, s - 1, t] - (g >= old[s]) + (g >= new[s])
     return below
 
 
 # The coarse and fine counts (as uint64 words) and the masks of the full
-# windows, then the same of the windows of the last, shorter block.
+# windows, then the same of the windows of the last, shorter block, each
+# group-major (see window_tables).
 Tables = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 # Columns of the coarse table: a row is four uint64 words of four int16
@@ -109,10 +119,10 @@ _S12 = np.uint64(12)
 
 @nb.njit(cache=True)
 def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
-    """``masks[s, g]``: bit ``t`` set when rank ``16 g + t`` lies in window ``s`` (uint16)."""
+    """``masks[g, s]``: bit ``t`` set when rank ``16 g + t`` lies in window ``s`` (uint16)."""
     n = ranks.size
     n_groups = ((n - 1) >> FINE) + 1
-    masks = np.zeros((n_starts, n_groups), np.uint16)
+    masks = np.zeros((n_groups, n_starts), np.uint16)
     low = (1 << FINE) - 1
     if b * (1 << FINE) <= n:
         # Short windows: set each point's bit in the b windows holding it
@@ -126,19 +136,49 @@ def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
                 if s < 0:
                     s += n  # a wrapping window: only circular schemes have it
                 if s < n_starts:
-                    masks[s, g] |= bit
+                    masks[g, s] |= bit
         return masks
     for j in range(b):
         r = ranks[j]
-        masks[0, r >> FINE] |= np.uint16(1 << (r & low))
+        masks[r >> FINE, 0] |= np.uint16(1 << (r & low))
     for s in range(1, n_starts):
         for g in range(n_groups):
-            masks[s, g] = masks[s - 1, g]
+            masks[g, s] = masks[g, s - 1]
         old = ranks[s - 1]
         new = ranks[(s + b - 1) % n]
-        masks[s, old >> FINE] &= np.uint16(~(1 << (old & low)) & 0xFFFF)
-        masks[s, new >> FINE] |= np.uint16(1 << (new & low))
+        masks[old >> FINE, s] &= np.uint16(~(1 << (old & low)) & 0xFFFF)
+        masks[new >> FINE, s] |= np.uint16(1 << (new & low))
     return masks
+
+
+def window_tables(ranks: np.ndarray, b: int, n_starts: int, tail: int) -> Tables:
+    """The tables of the windows of ``b`` points and of the last block's ``tail``.
+
+    Group-major: ``coarse[w, s]`` (word ``w`` of window ``s``'s coarse row),
+    ``fine[h, s, w]`` (word ``w`` of coarse group ``h``'s fine counts) and
+    ``masks[g, s]``. A resample reads one group of every drawn window, and
+    the resampled order statistics fall into a few groups only, so the
+    entries it reads lie side by side in cache rather than a row apart.
+    ``tail = 0`` (no shorter last block) gives one all-zero window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._kernels.blocktable import window_tables
+    >>> coarse, fine, masks, *_ = window_tables(np.arange(20), 4, 17, 0)
+    >>> coarse.shape, fine.shape, masks.shape
+    ((4, 17), (1, 17, 4), (2, 17))
+    """
+    n_fine = fine_columns(ranks.size)
+    out = []
+    for length in (b, tail):
+        rows = n_starts if length else 1
+        # Four int16 counts per uint64 word (see _table_chunk).
+        coarse = block_table(ranks, length, rows, COARSE, COARSE_COLUMNS, 4)
+        out.append(coarse.view(np.uint64).reshape(-1, rows))
+        out.append(block_table(ranks, length, rows, FINE, n_fine, 16).view(np.uint64))
+        out.append(window_masks(ranks, length, rows))
+    return (out[0], out[1], out[2], out[3], out[4], out[5])
 
 
 @nb.njit(cache=True)
@@ -165,7 +205,6 @@ def _table_chunk(
     spread = _spread_bits()
     starts = np.empty(n // b + 1, np.int64)
     circular = kind == CIRCULAR
-    per_coarse = 1 << (COARSE - FINE - 2)  # words per coarse group in a fine row
     # The first coarse column at or past n; when the columns below it fit in
     # the first word (n <= 1024), only that word of a row needs summing.
     full = ((n - 1) >> COARSE) + 1
@@ -198,20 +237,21 @@ def _table_chunk(
                 m += take
         w0 = w1 = w2 = w3 = np.uint64(0)
         if one_word:
+            c0 = coarse_below[0]
             for k in range(n_blocks):
-                w0 += coarse_below[starts[k], 0]
+                w0 += c0[starts[k]]
         else:
             for k in range(n_blocks):
                 s = starts[k]
-                w0 += coarse_below[s, 0]
-                w1 += coarse_below[s, 1]
-                w2 += coarse_below[s, 2]
-                w3 += coarse_below[s, 3]
+                w0 += coarse_below[0, s]
+                w1 += coarse_below[1, s]
+                w2 += coarse_below[2, s]
+                w3 += coarse_below[3, s]
         if tail_take > 0:
-            w0 += coarse_tail[tail_start, 0]
-            w1 += coarse_tail[tail_start, 1]
-            w2 += coarse_tail[tail_start, 2]
-            w3 += coarse_tail[tail_start, 3]
+            w0 += coarse_tail[0, tail_start]
+            w1 += coarse_tail[1, tail_start]
+            w2 += coarse_tail[2, tail_start]
+            w3 += coarse_tail[3, tail_start]
         _unpack(w0, w1, w2, w3, acc)
         # Columns from ``full`` on count every point of a block: their sum is m.
         for g in range(full, 17):
@@ -234,19 +274,19 @@ def _table_chunk(
                     h -= 1
                 if built_h != h:
                     # The coarse group's 16 fine boundaries, then its end.
-                    col = h * per_coarse
+                    fine_h = fine_below[h]
                     w0 = w1 = w2 = w3 = np.uint64(0)
                     for k in range(n_blocks):
                         s = starts[k]
-                        w0 += fine_below[s, col]
-                        w1 += fine_below[s, col + 1]
-                        w2 += fine_below[s, col + 2]
-                        w3 += fine_below[s, col + 3]
+                        w0 += fine_h[s, 0]
+                        w1 += fine_h[s, 1]
+                        w2 += fine_h[s, 2]
+                        w3 += fine_h[s, 3]
                     if tail_take > 0:
-                        w0 += fine_tail[tail_start, col]
-                        w1 += fine_tail[tail_start, col + 1]
-                        w2 += fine_tail[tail_start, col + 2]
-                        w3 += fine_tail[tail_start, col + 3]
+                        w0 += fine_tail[h, tail_start, 0]
+                        w1 += fine_tail[h, tail_start, 1]
+                        w2 += fine_tail[h, tail_start, 2]
+                        w3 += fine_tail[h, tail_start, 3]
                     _unpack(w0, w1, w2, w3, acc_f)
                     acc_f[16] = acc[h + 1]
                     built_h = h
@@ -259,15 +299,16 @@ def _table_chunk(
                 if built_g != g:
                     # Each rank occurs once per block holding it: a vertical
                     # count of the blocks' mask bits, four lanes per word.
+                    masks_g = masks[g]
                     w0 = w1 = w2 = w3 = np.uint64(0)
                     for k in range(n_blocks):
-                        mask = np.uint64(masks[starts[k], g])
+                        mask = np.uint64(masks_g[starts[k]])
                         w0 += spread[mask & _NIBBLE]
                         w1 += spread[(mask >> _S4) & _NIBBLE]
                         w2 += spread[(mask >> _S8) & _NIBBLE]
                         w3 += spread[mask >> _S12]
                     if tail_take > 0:
-                        mask = np.uint64(masks_tail[tail_start, g])
+                        mask = np.uint64(masks_tail[g, tail_start])
                         w0 += spread[mask & _NIBBLE]
                         w1 += spread[(mask >> _S4) & _NIBBLE]
                         w2 += spread[(mask >> _S8) & _NIBBLE]

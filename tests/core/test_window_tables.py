@@ -50,14 +50,18 @@ def test_window_tables_match_their_definition() -> None:
     x = ar1_lognormal(700, 0.5, 3)
     scheme = make_scheme(x, 9, "circular")
     n, b = x.size, 9
-    below = kt.block_table(scheme.ranks, b, n, kt.FINE, kt.fine_columns(n))
-    masks = kt.window_masks(scheme.ranks, b, n)
+    coarse, fine, masks, *_ = kt.window_tables(scheme.ranks, b, n, 0)
+    # Group-major: the int16 counts of a group of columns of one window lie
+    # side by side, the windows one after the other.
+    coarse_rows = coarse.view(np.int16).reshape(-1, n, 4).transpose(1, 0, 2).reshape(n, -1)
+    fine_rows = fine.view(np.int16).transpose(1, 0, 2).reshape(n, -1)
     for s in (0, 1, 350, n - b, n - 1):  # the last windows wrap around
         window = scheme.ranks[(s + np.arange(b)) % n]
-        edges = np.arange(below.shape[1]) << kt.FINE
-        np.testing.assert_array_equal(below[s], (window[:, None] < edges).sum(axis=0))
-        for g in range(masks.shape[1]):
-            bits = [t for t in range(16) if (int(masks[s, g]) >> t) & 1]
+        for rows, shift in ((coarse_rows, kt.COARSE), (fine_rows, kt.FINE)):
+            edges = np.arange(rows.shape[1]) << shift
+            np.testing.assert_array_equal(rows[s], (window[:, None] < edges).sum(axis=0))
+        for g in range(masks.shape[0]):
+            bits = [t for t in range(16) if (int(masks[g, s]) >> t) & 1]
             assert bits == sorted(int(r) - 16 * g for r in window if r // 16 == g)
 
 
