@@ -396,7 +396,9 @@ def monte_carlo_statistics(s: np.ndarray, rng: np.random.Generator) -> np.ndarra
     for start in range(0, MC_RESAMPLES, chunk):
         stop = min(start + chunk, MC_RESAMPLES)
         ranks = rng.integers(0, n, size=(stop - start, n), dtype=np.int16)
-        ranks.sort(axis=1)
+        # A stable sort of 16-bit integers is NumPy's radix sort: the same
+        # rows as the default sort, several times faster.
+        ranks.sort(axis=1, kind="stable")
         for iq, k in enumerate(ks):
             boot[iq, start:stop] = np.quantile(s[ranks[:, k : k + 2]], h[iq] - k, axis=1)
         if start == 0:
