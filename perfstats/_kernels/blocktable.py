@@ -63,10 +63,16 @@ def block_table(
         old[s] = (ranks[s - 1] >> shift) + 1
         new[s] = (ranks[(s + b - 1) % n] >> shift) + 1
     for p in range(planes):
+        up = np.uint64(p)
         for s in range(1, n_starts):
+            us = np.uint64(s)
+            prev = np.uint64(s - 1)
+            drop = old[us]
+            add = new[us]
             for t in range(lanes):
+                ut = np.uint64(t)
                 g = p * lanes + t
-                below[p, s, t] = below[p, s - 1, t] - (g >= old[s]) + (g >= new[s])
+                below[up, us, ut] = below[up, prev, ut] - (g >= drop) + (g >= add)
     return below
 
 
@@ -129,14 +135,14 @@ def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
         # (O(n b)) rather than copying every row (O(n^2 / 16)).
         for p in range(n):
             r = ranks[p]
-            g = r >> FINE
+            g = np.uint64(r >> FINE)
             bit = np.uint16(1 << (r & low))
             for j in range(b):
                 s = p - j
                 if s < 0:
                     s += n  # a wrapping window: only circular schemes have it
                 if s < n_starts:
-                    masks[g, s] |= bit
+                    masks[g, np.uint64(s)] |= bit
         return masks
     for j in range(b):
         r = ranks[j]
@@ -203,7 +209,9 @@ def _table_chunk(
     acc_f = np.zeros(17, np.int64)
     hist = np.zeros(16, np.int64)
     spread = _spread_bits()
-    starts = np.empty(n // b + 1, np.int64)
+    # Unsigned, so that numba indexes the tables with them without a test
+    # for negative indices (about a tenth of the kernel's time).
+    starts = np.empty(n // b + 1, np.uint64)
     circular = kind == CIRCULAR
     # The first coarse column at or past n; when the columns below it fit in
     # the first word (n <= 1024), only that word of a row needs summing.
@@ -219,7 +227,7 @@ def _table_chunk(
         if kind == SUPERFLOW:
             for _ in range((n - b) // b):
                 state, v = next_u64(state)
-                starts[n_blocks] = hi_index(v, n - b)
+                starts[n_blocks] = np.uint64(hi_index(v, n - b))
                 n_blocks += 1
             m = n_blocks * b
         else:
@@ -229,7 +237,7 @@ def _table_chunk(
                 s = hi_index(v, span)
                 take = min(b, n - m)
                 if take == b:
-                    starts[n_blocks] = s
+                    starts[n_blocks] = np.uint64(s)
                     n_blocks += 1
                 else:
                     tail_start = s

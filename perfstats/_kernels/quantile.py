@@ -38,9 +38,12 @@ def linear_position(m: int, q: float) -> tuple[int, int, float]:
 def column_into(values: np.ndarray, j: int, col: np.ndarray) -> bool:
     """Copy column ``j`` of ``values`` into ``col``; whether it holds a NaN."""
     nan = False
+    # Unsigned indices: numba then tests none for being negative.
+    uj = np.uint64(j)
     for i in range(values.shape[0]):
-        v = values[i, j]
-        col[i] = v
+        ui = np.uint64(i)
+        v = values[ui, uj]
+        col[ui] = v
         if v != v:
             nan = True
     return nan

@@ -27,9 +27,12 @@ _MAX_ROUNDS = 64
 
 @nb.njit(cache=True, inline="always")
 def _swap(a: np.ndarray, i: int, j: int) -> None:
-    t = a[i]
-    a[i] = a[j]
-    a[j] = t
+    # Indices are never negative here; as unsigned, numba tests none.
+    ui = np.uint64(i)
+    uj = np.uint64(j)
+    t = a[ui]
+    a[ui] = a[uj]
+    a[uj] = t
 
 
 @nb.njit(cache=True)
@@ -59,10 +62,10 @@ def select(a: np.ndarray, lo: int, hi: int, k: int) -> float:
         j = hi
         while True:
             i += 1
-            while a[i] < pivot:
+            while a[np.uint64(i)] < pivot:
                 i += 1
             j -= 1
-            while a[j] > pivot:
+            while a[np.uint64(j)] > pivot:
                 j -= 1
             if j < i:
                 break
@@ -88,7 +91,7 @@ def _next_up(a: np.ndarray, k: int, hi: int) -> float:
     """
     best = k
     for i in range(k + 1, hi + 1):
-        if a[i] < a[best]:
+        if a[np.uint64(i)] < a[np.uint64(best)]:
             best = i
     _swap(a, k, best)
     return a[k]
