@@ -6,24 +6,60 @@ fast) and ``PERFSTATS_DATA`` pointing at the shared traces. A cell that
 raises fails the test, and so does a notebook that draws no picture. The
 notebooks end with assertions of the papers' qualitative findings on the
 data, so a regression in the library that changes those findings fails
-here too.
+here too. They run two at a time, each from its own process: most of a
+notebook's time is its kernel starting and importing, on one core.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 from PIL import Image
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 # Seconds a single cell may take in quick mode before the test fails.
 CELL_TIMEOUT = 300
+# Executes one notebook in a fresh kernel and writes it, outputs and all, to
+# a second path; a cell that raises exits non-zero with nbclient's message.
+_EXECUTE = """
+import sys
+from pathlib import Path
+import nbformat
+from nbclient import NotebookClient
+src, dst, timeout = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+nb = nbformat.read(src, as_version=4)
+NotebookClient(nb, timeout=timeout, kernel_name="python3",
+               resources={"metadata": {"path": str(src.parent)}}).execute()
+nbformat.write(nb, dst)
+"""
+
+
+def _execute(path: Path, out: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-c", _EXECUTE, str(path), str(out), str(CELL_TIMEOUT)]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+
+
+@pytest.fixture(scope="module")
+def executed(
+    perfstats_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[Path, tuple[Path, subprocess.CompletedProcess[str]]]:
+    """Every notebook executed in quick mode, two at a time: its copy and its process."""
+    # The kernels inherit this environment.
+    env = {**os.environ, "PERFSTATS_QUICK": "1", "PERFSTATS_DATA": str(perfstats_data)}
+    folder = tmp_path_factory.mktemp("executed")
+    outs = [folder / path.name for path in PATHS]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = list(pool.map(lambda p, o: _execute(p, o, env), PATHS, outs))
+    return {path: (out, proc) for path, out, proc in zip(PATHS, outs, done, strict=True)}
 
 
 def test_there_are_the_four_notebooks_of_issue_7() -> None:
@@ -45,19 +81,11 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom_in_quick_mode(
-    path: Path, perfstats_data: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, executed: dict[Path, tuple[Path, subprocess.CompletedProcess[str]]]
 ) -> None:
-    # The kernel inherits this process's environment.
-    monkeypatch.setenv("PERFSTATS_QUICK", "1")
-    monkeypatch.setenv("PERFSTATS_DATA", str(perfstats_data))
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=CELL_TIMEOUT,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    client.execute()
+    out, proc = executed[path]
+    assert proc.returncode == 0, f"{path.name} failed:\n{proc.stderr[-4000:]}"
+    nb = nbformat.read(out, as_version=4)
     pictures = []
     for cell in nb.cells:
         for output in cell.get("outputs", []):
