@@ -50,16 +50,25 @@ def _execute(path: Path, out: Path, env: dict[str, str]) -> subprocess.Completed
 
 @pytest.fixture(scope="module")
 def executed(
-    perfstats_data: Path, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    perfstats_data: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[Path, tuple[Path, subprocess.CompletedProcess[str]]]:
-    """Every notebook executed in quick mode, two at a time: its copy and its process."""
+    """The selected notebooks executed in quick mode, two at a time: copy and process."""
+    # Only the notebooks whose run test was collected (``-k`` may pick one).
+    paths = [
+        item.callspec.params["path"]
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.originalname == "test_notebook_runs_top_to_bottom_in_quick_mode"
+    ]
     # The kernels inherit this environment.
     env = {**os.environ, "PERFSTATS_QUICK": "1", "PERFSTATS_DATA": str(perfstats_data)}
     folder = tmp_path_factory.mktemp("executed")
-    outs = [folder / path.name for path in PATHS]
+    outs = [folder / path.name for path in paths]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        done = list(pool.map(lambda p, o: _execute(p, o, env), PATHS, outs))
-    return {path: (out, proc) for path, out, proc in zip(PATHS, outs, done, strict=True)}
+        done = list(pool.map(lambda p, o: _execute(p, o, env), paths, outs))
+    return {path: (out, proc) for path, out, proc in zip(paths, outs, done, strict=True)}
 
 
 def test_there_are_the_four_notebooks_of_issue_7() -> None:
