@@ -57,7 +57,7 @@ def executed(
     """The selected notebooks executed in quick mode, two at a time: copy and process."""
     # Only the notebooks whose run test was collected (``-k`` may pick one).
     paths = [
-        item.callspec.params["path"]
+        Path(str(item.callspec.params["path"]))
         for item in request.session.items
         if isinstance(item, pytest.Function)
         and item.originalname == "test_notebook_runs_top_to_bottom_in_quick_mode"
