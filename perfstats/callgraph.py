@@ -373,6 +373,10 @@ class CallGraph:
         Inclusive time per call is ``cumtime / primitive calls``: cProfile
         counts the time of a recursive function once, so direct recursion
         folds into one component. Mutual recursion is refused (a cycle).
+        Exclusive time subtracts what the component's own calls took
+        (cProfile's time per caller), not its callees' average over all
+        their callers, so the exclusive times of a tree add up to its
+        root's inclusive time.
 
         Examples
         --------
@@ -435,7 +439,7 @@ class CallGraph:
             cc, _nc, _tt, ct, _callers = raw[func]
             if cc <= 0:
                 continue
-            g.add_node(comp, calls=float(cc), inclusive=float(ct) / cc)
+            g.add_node(comp, calls=float(cc), inclusive=float(ct) / cc, seconds=float(ct))
         for func, comp in names.items():
             if comp not in g:
                 continue
@@ -450,11 +454,25 @@ class CallGraph:
                     if caller in raw
                     else {}
                 )
+                # cProfile also keeps the time of each caller's calls, so a
+                # caller's exclusive time can subtract what its own calls
+                # took rather than the callee's average over all callers
+                # (which, under noise, can exceed a thin caller's inclusive
+                # time and then be clamped, breaking the subtree's sum).
+                seconds = float(entry[3]) if isinstance(entry, tuple) else math.nan
                 for src, frac in sources.items():
                     if src == comp or src not in g:
                         continue
-                    prev = g.edges[src, comp]["calls"] if g.has_edge(src, comp) else 0.0
-                    g.add_edge(src, comp, calls=prev + nc * frac)
+                    if g.has_edge(src, comp):
+                        g.edges[src, comp]["calls"] += nc * frac
+                        g.edges[src, comp]["seconds"] += seconds * frac
+                    else:
+                        g.add_edge(src, comp, calls=nc * frac, seconds=seconds * frac)
+        for comp in g:
+            callees = sum(g.edges[comp, c]["seconds"] for c in g.successors(comp))
+            if not math.isnan(callees):
+                own = g.nodes[comp]["seconds"] - callees
+                g.nodes[comp]["exclusive"] = max(0.0, own) / g.nodes[comp]["calls"]
         if root is not None:
             if root not in g:
                 raise ValueError(
