@@ -39,3 +39,27 @@ def test_every_podman_test_file_is_in_the_podman_group() -> None:
 def test_other_files_are_their_own_scope() -> None:
     path = "tests/core/test_gate.py"
     assert xdist_scope(f"{path}::test_a[1]") == xdist_scope(f"{path}::test_b") == path
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    # README: the tests on two workers, then the `timing` tests alone.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = next(
+        line
+        for line in readme.splitlines()
+        if line.startswith(". .venv/bin/activate && python -m pytest")
+    )
+    readme_runs = [part.strip() for part in command.split("&&")[1:]]
+    ci_runs = [
+        line.strip()
+        for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.startswith("python -m pytest")
+    ]
+    assert (
+        readme_runs
+        == ci_runs
+        == [
+            'python -m pytest -n 2 -m "not timing"',
+            "python -m pytest -m timing",
+        ]
+    )

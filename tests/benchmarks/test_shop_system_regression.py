@@ -32,6 +32,7 @@ def _stopped(pid: int) -> bool:
         return True
 
 
+@pytest.mark.timing
 def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     # The checkout-heavy mix (variant2): half the requests price three items,
     # so L1-High is a large regression there, for the model as well (in the

@@ -28,6 +28,7 @@ def threaded_function(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("kind", ["command", "http"])
 def test_sixteen_in_flight_beat_one_and_lose_nothing(kind, threaded_function, tmp_path) -> None:
     elapsed = {}

@@ -19,6 +19,7 @@ def url(tmp_path_factory) -> Iterator[str]:
         yield address
 
 
+@pytest.mark.timing
 def test_duet_over_http_shares_the_instance_and_finds_the_slowdown(url) -> None:
     suite = Suite(
         [benchmark("same", "table", size=2000, units=5),

@@ -25,6 +25,7 @@ def _pids(run) -> dict[int, set[int]]:
     return pids
 
 
+@pytest.mark.timing
 def test_duet_flags_the_injected_slowdown_and_not_the_copy(tmp_path) -> None:
     suite = Suite(
         [benchmark("same", "sort", size=2000, units=10),

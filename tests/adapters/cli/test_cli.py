@@ -137,6 +137,7 @@ def test_replay_rejects_holes_and_text(capsys, tmp_path) -> None:
     assert code == 2 and "not a number" in err
 
 
+@pytest.mark.timing
 def test_compare_records_and_plain_columns(capsys, tmp_path) -> None:
     before, after = tmp_path / "before.csv", tmp_path / "after.csv"
     # The workload's own timing of its loop: the interpreter's start-up,

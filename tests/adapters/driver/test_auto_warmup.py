@@ -29,6 +29,7 @@ def warming(state: Path, *plan: str) -> Command:
                    unit="ms", label="warming")  # fmt: skip
 
 
+@pytest.mark.timing
 def test_auto_warmup_of_a_real_command(tmp_path, capsys) -> None:
     path = tmp_path / "run.csv"
     # A rule that needs more runs than the warm-up lasts: no rule can tell a
