@@ -110,8 +110,19 @@ def resampled_stats(
     fixed-length blocks (not too short) of small samples through window
     tables (both the same numbers); under ``engine="auto"``, short
     fixed-length blocks of a large sample go through block classes (the
-    same distribution).
+    same distribution). Under ``engine="auto"``, blocks of one point in
+    samples of :data:`SINGLE_POINT_CHAIN_MIN_N` points or more are the
+    i.i.d. bootstrap of the points they can start at, drawn by
+    order-statistic chains (see :func:`single_point_pool`).
     """
+    if (
+        not with_mean
+        and qs.size
+        and engine == "auto"
+        and scheme.block == 1.0
+        and scheme.sorted_x.size >= SINGLE_POINT_CHAIN_MIN_N
+    ):
+        return iid_quantiles(single_point_pool(scheme), qs, n_resamples, key, "auto")
     if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
         return band_stats(scheme, qs, n_resamples, key, classes=True)
     if not with_mean and qs.size and use_band_engine(scheme):
@@ -133,6 +144,39 @@ def resampled_stats(
             restored[:, -1] = out[:, -1]
         return restored
     return out
+
+
+# A chain costs about 0.55 us per resample of three quartiles at any n,
+# counting about 6 ns per point: measured, counting is the faster up to about
+# 60 points (0.52 against 0.57 ms at n = 50, 0.78 against 0.59 at n = 100).
+SINGLE_POINT_CHAIN_MIN_N = 64
+
+
+def single_point_pool(scheme: Scheme) -> FloatArray:
+    """The sorted points a block scheme with blocks of one point draws from.
+
+    A block of one point is one uniform draw of its start, so such a
+    scheme is the i.i.d. bootstrap of the points a block can start at, with
+    a resample of the scheme's size: all ``n`` points for moving, circular
+    and stationary blocks (a mean length of one is a length of one), the
+    first ``n - 1`` for SuperFlow's variant (``n - 1`` starts and
+    ``n - 1`` blocks). An order-statistic chain then draws a resample's
+    quantiles in O(1) instead of counting ``n`` points: the same
+    distribution as the direct engine, not the same numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._resampling import make_scheme, single_point_pool
+    >>> x = np.array([3.0, 1.0, 2.0, 0.5])
+    >>> single_point_pool(make_scheme(x, 1, "moving")).tolist()
+    [0.5, 1.0, 2.0, 3.0]
+    >>> single_point_pool(make_scheme(x, 1, "superflow")).tolist()  # never the last point
+    [1.0, 2.0, 3.0]
+    """
+    if scheme.kind == kr.SUPERFLOW:
+        return np.delete(scheme.sorted_x, scheme.ranks[-1])
+    return scheme.sorted_x
 
 
 def named_distribution(

@@ -61,7 +61,9 @@ def bootstrap_distribution(
         order statistics in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` draws every
         point (the very resamples a callable receives). ``"auto"`` takes
-        ``"chain"`` for i.i.d. resamples, and for short fixed-length blocks of
+        ``"chain"`` for i.i.d. resamples and for blocks of one point in
+        samples of 64 points or more (the i.i.d. bootstrap of the points a
+        block can start at), and for other short fixed-length blocks of
         16,384 points or more draws the blocks far from the quantile by
         class (see :func:`perfstats.percentile_ci`). Same distribution,
         different numbers. The mean and callables always draw directly.

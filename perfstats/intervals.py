@@ -164,9 +164,12 @@ def percentile_ci(
         near the wanted ranks, and fixed-length blocks of six points or
         more (more for more quantiles) in samples under 2,048 points are
         read off per-window rank tables (both the same numbers as counting
-        all); under ``"auto"``, short fixed-length blocks of 16,384 points
-        or more draw the blocks far from the wanted ranks by class. The
-        engines draw the same distribution, not the same numbers.
+        all); under ``"auto"``, blocks of one point in samples of 64
+        points or more are the i.i.d. bootstrap of the points a block can
+        start at, drawn as ``"bootstrap"`` draws it, and other short
+        fixed-length blocks of 16,384 points or more draw the blocks far
+        from the wanted ranks by class. The engines draw the same
+        distribution, not the same numbers.
     Returns
     -------
     Interval or tuple of Interval
