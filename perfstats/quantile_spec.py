@@ -62,7 +62,7 @@ def parse_quantile(value: Any, name: str = "q", *, strict: bool = False) -> floa
                 q = None
             if q is not None:
                 q = round(q, 12)
-    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+    elif type(value) is float or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
         q = float(value)
     if q is None:
         raise ValueError(
@@ -77,7 +77,9 @@ def parse_quantile(value: Any, name: str = "q", *, strict: bool = False) -> floa
 
 def parse_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
     """Quantile(s) in ``[0, 1]``; returns the array and whether ``q`` was a scalar."""
-    if isinstance(q, (str, numbers.Real)) and not isinstance(q, bool):
+    # A plain float first: the abstract-class check below costs about as
+    # much as the rest of a small interval's validation.
+    if type(q) is float or (isinstance(q, (str, numbers.Real)) and not isinstance(q, bool)):
         return np.array([parse_quantile(q, name)]), True
     if isinstance(q, (bool, bytes, dict)) or q is None:
         raise ValueError(f"{name} must be a quantile or a sequence of them, got {_short(q)}")
