@@ -62,6 +62,7 @@ def test_help_shows_examples(capsys) -> None:
     assert info.value.code == 0 and "examples:" in out and "perfstats ab " in out
 
 
+@pytest.mark.timing
 def test_json_run_then_reanalysis_and_agreement(capsys, config, tmp_path) -> None:
     record = tmp_path / "run.csv"
     code, out, err = _main(capsys, "ab", str(config), "--record", str(record), "--json")
@@ -86,6 +87,7 @@ def test_json_run_then_reanalysis_and_agreement(capsys, config, tmp_path) -> Non
     assert again["agreement"]["n"] == 2 and again["agreement"]["two_sided"] == 1.0
 
 
+@pytest.mark.timing
 def test_human_output_is_a_verdict_table(capsys, config) -> None:
     code, out, err = _main(capsys, "ab", str(config), "--schedule", "rmit", "--calls", "15",
                            "--no-progress")  # fmt: skip

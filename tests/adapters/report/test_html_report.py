@@ -291,6 +291,7 @@ def test_console_check_catches_a_blocked_load(run_report: Path, tmp_path: Path) 
 # -- the page of an A-B suite ------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_ab_report_shows_the_suites_verdicts(ab_record: Path, tmp_path: Path, capsys: Any) -> None:
     report = write_html_report(ab_record, tmp_path / "ab.html")
     page = Page(report.read_text(encoding="utf-8"))
