@@ -100,7 +100,7 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
     return np.ascontiguousarray(arr)
 
 
-def _not_real(value: Any) -> bool:
+def not_real(value: Any) -> bool:
     """Whether ``value`` is not a real number (a bool is not one).
 
     Plain floats and ints answer first: the abstract-class check costs half
@@ -114,7 +114,7 @@ def _not_real(value: Any) -> bool:
 
 def check_level(level: Any, name: str = "level") -> float:
     """A confidence level strictly between 0 and 1."""
-    if _not_real(level):
+    if not_real(level):
         raise ValueError(f"{name} must be a number in (0, 1), got {_short(level)}")
     value = float(level)
     if not (0.0 < value < 1.0):
@@ -124,7 +124,7 @@ def check_level(level: Any, name: str = "level") -> float:
 
 def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0) -> float:
     """A number in the closed interval ``[low, high]``."""
-    if _not_real(value):
+    if not_real(value):
         raise ValueError(f"{name} must be a number in [{low}, {high}], got {_short(value)}")
     out = float(value)
     if not (low <= out <= high):
@@ -134,7 +134,7 @@ def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0
 
 def check_positive(value: Any, name: str) -> float:
     """A finite number greater than zero."""
-    if _not_real(value):
+    if not_real(value):
         raise ValueError(f"{name} must be a positive number, got {_short(value)}")
     out = float(value)
     if not (math.isfinite(out) and out > 0):

@@ -20,21 +20,17 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ._validation import _short, not_real
+
 FloatArray = npt.NDArray[np.float64]
 
 #: What a statistic may be after parsing: ``"mean"``, ``"median"`` or a quantile.
 Statistic = str | float
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _describe(strict: bool) -> str:
@@ -62,7 +58,7 @@ def parse_quantile(value: Any, name: str = "q", *, strict: bool = False) -> floa
                 q = None
             if q is not None:
                 q = round(q, 12)
-    elif type(value) is float or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+    elif not not_real(value):
         q = float(value)
     if q is None:
         raise ValueError(
@@ -77,9 +73,7 @@ def parse_quantile(value: Any, name: str = "q", *, strict: bool = False) -> floa
 
 def parse_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
     """Quantile(s) in ``[0, 1]``; returns the array and whether ``q`` was a scalar."""
-    # A plain float first: the abstract-class check below costs about as
-    # much as the rest of a small interval's validation.
-    if type(q) is float or (isinstance(q, (str, numbers.Real)) and not isinstance(q, bool)):
+    if isinstance(q, str) or not not_real(q):
         return np.array([parse_quantile(q, name)]), True
     if isinstance(q, (bool, bytes, dict)) or q is None:
         raise ValueError(f"{name} must be a quantile or a sequence of them, got {_short(q)}")
@@ -99,7 +93,7 @@ def parse_quantiles(q: Any, name: str = "q") -> tuple[FloatArray, bool]:
     for item in items:
         if isinstance(item, np.generic):
             item = item.item()
-        if not isinstance(item, (str, numbers.Real)) or isinstance(item, bool):
+        if not isinstance(item, str) and not_real(item):
             raise ValueError(
                 f"{name} must be a quantile or a flat sequence of them, got {_short(item)} in it"
             )

@@ -11,8 +11,8 @@ def finite_scan(x: np.ndarray) -> tuple[bool, float]:
     """Whether every value of ``x`` is finite, and the largest magnitude.
 
     ``v * 0.0`` is 0 for a finite ``v`` and NaN for NaN and the infinities,
-    so one sum of those products finds them without a branch per value and
-    the loop stays vectorised. No floating-point warning is raised.
+    so one sum of those products finds them without a branch per value.
+    No floating-point warning is raised.
 
     Examples
     --------
