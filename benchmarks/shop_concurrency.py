@@ -2,9 +2,10 @@
 
 The queueing model of ``benchmarks/system_regression.py`` takes a service's
 demand per request as fixed, whatever the load (as Liao et al.'s model
-does). This diagnostic measures how far the shop departs from that: one
-open-loop load test with spans, and for every leaf component call (a span
-with no children: CPU-bound work, no downstream call) its CPU time against
+does). This diagnostic measures how far the shop departs from that: open-loop
+load tests with spans (``--reps`` per version, interleaved), and for every
+leaf component call (a span with no children: CPU-bound work, no downstream
+call) its CPU time against
 the time-averaged number of leaf calls of the same service running
 meanwhile, itself included. Each component's CPU is divided by its median
 when it ran alone, so components of different size pool into one curve per
@@ -19,7 +20,7 @@ component's own CPU time, measured in the same call, so they grow with it.
 
 Usage::
 
-    python -m benchmarks.shop_concurrency --scenario variant2 --version L1-High \
+    python -m benchmarks.shop_concurrency --scenario variant2 --version L1-High --reps 3 \
         --json benchmarks/results/shop_concurrency.json
 
 References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
@@ -106,25 +107,45 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", default="L1-High", choices=["original", *VERSIONS])
     parser.add_argument("--duration", type=float, default=12.0)
     parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--reps", type=int, default=3,
+                        help="load tests per version, interleaved; their calls are pooled")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {"scenario": args.scenario, "duration_s": args.duration, "runs": {}}
+    if args.reps < 1:
+        parser.error(f"--reps must be >= 1, got {args.reps}")
+    out: dict[str, Any] = {
+        "scenario": args.scenario, "duration_s": args.duration, "reps": args.reps, "runs": {}
+    }
     versions = ["original"] if args.version == "original" else ["original", args.version]
     lines = [
         f"{args.scenario}: CPU per leaf component call relative to running alone, "
-        f"by calls in flight in the same service (calls, mean)"
+        f"by calls in flight in the same service (calls, mean); "
+        f"{args.reps} load test(s) of {args.duration:g} s per version, pooled"
     ]
+    spans: dict[str, list[dict[str, Any]]] = {v: [] for v in versions}
+    cpu: dict[str, list[dict[str, float]]] = {v: [] for v in versions}
+    # Versions alternate, so a drift of the machine's speed hits both alike.
+    for rep in range(args.reps):
+        for version in versions:
+            injection = Injection() if version == "original" else Injection.parse(version)
+            run = run_load_test(
+                injection, SCENARIOS[args.scenario], duration=args.duration,
+                warmup=args.warmup, seed=args.seed + rep, keep_spans=True,
+            )  # fmt: skip
+            # Span ids are unique per process only: tag them with the repetition.
+            spans[version].extend(
+                {**s, "id": f"{rep}:{s['id']}", "parent_id": None if s["parent_id"] is None
+                 else f"{rep}:{s['parent_id']}"}
+                for s in run.spans
+            )  # fmt: skip
+            cpu[version].append(run.cpu_percent)
     for version in versions:
-        injection = Injection() if version == "original" else Injection.parse(version)
-        run = run_load_test(
-            injection, SCENARIOS[args.scenario], duration=args.duration, warmup=args.warmup,
-            seed=args.seed, keep_spans=True,
-        )  # fmt: skip
-        curves = {svc: relative_cpu_by_concurrency(run.spans, svc) for svc in ORDER}
-        out["runs"][version] = {"cpu_percent": run.cpu_percent, "curves": curves}
-        lines.append(f"== {version}: CPU % " + ", ".join(
-            f"{svc} {run.cpu_percent[svc]:.1f}" for svc in ORDER
+        curves = {svc: relative_cpu_by_concurrency(spans[version], svc) for svc in ORDER}
+        cpu_runs = {svc: [c[svc] for c in cpu[version]] for svc in ORDER}
+        out["runs"][version] = {"cpu_percent": cpu_runs, "curves": curves}
+        lines.append(f"== {version}: CPU % per load test " + "; ".join(
+            f"{svc} " + ", ".join(f"{v:.1f}" for v in cpu_runs[svc]) for svc in ORDER
         ))  # fmt: skip
         for svc, curve in curves.items():
             cells = "  ".join(f"{k}:{v:.3f} ({n})" for k, (n, v) in curve.items())
