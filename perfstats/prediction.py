@@ -311,7 +311,7 @@ def predict_regression(
     saturated: tuple[str, ...] = ()
     load: dict[str, float] = {}
     if isinstance(changed_model, OpenNetwork):
-        load = changed_model.offered_load()
+        load = changed_model.stability_load()
         saturated = tuple(k for k, u in load.items() if u >= 1.0)
     if saturated:
         # Both versions over the same, shorter run, so that the common random

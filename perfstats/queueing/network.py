@@ -1,9 +1,11 @@
 """Stations and multi-class open and closed queueing networks.
 
 A *station* is a service centre (one service, one CPU pool) with ``servers``
-identical servers shared by processor sharing and, per request class, a *service demand*: the total
-service time a request of that class needs there (visits x service time,
-which is what the utilisation law measures). A request of a class visits,
+identical servers shared by processor sharing and, per request class, a
+*service demand*: the total service time a request of that class needs there
+(visits x service time, which is what the utilisation law measures), and
+optionally a *slowdown* per number of requests present (a load-dependent
+station). A request of a class visits,
 once and in the order the stations are given, every station where it has a
 demand; a class without work at a station simply has no demand there (a zero
 demand is refused so that a typo cannot silently remove work).
@@ -51,6 +53,23 @@ def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
     return MappingProxyType(dict(mapping))
 
 
+def _slowdown(value: Any, station: str) -> tuple[float, ...] | None:
+    """A station's slowdown per requests present: a non-empty tuple of positive numbers."""
+    if value is None:
+        return None
+    what = f"slowdown of station {station!r}"
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ValueError(
+            f"{what} must be a sequence of relative service times for 1, 2, ... requests "
+            f"present, got {value!r}"
+        )
+    out = tuple(_positive(g, f"{what} with {i + 1} request(s) present") for i, g in
+                enumerate(value))  # fmt: skip
+    if not out:
+        raise ValueError(f"{what} is empty; give at least the value for one request present")
+    return out
+
+
 @dataclass(frozen=True, init=False)
 class Station:
     """A service centre of a queueing network.
@@ -74,6 +93,27 @@ class Station:
         and :meth:`ClosedNetwork.solve` stay exact, while the spread of the
         simulated response times, and so Cliff's delta between two versions,
         follows the station's real variability.
+    slowdown : sequence of float, optional
+        A load-dependent station: entry ``n - 1`` is the relative service
+        time of a request while ``n`` requests are present (1 for none
+        slower), the last entry holding for any larger number. With ``n``
+        present each request then progresses at ``min(1, servers / n) /
+        slowdown(n)`` of a server. This is what a service shows whose work
+        per request grows with the requests it serves at once (threads that
+        take turns on a core and refill its caches, lock contention). The
+        demands stay those of a request served alone. ``None`` (the
+        default): every request takes its demand whatever the load.
+
+    Notes
+    -----
+    A load-dependent processor-sharing station keeps the network in product
+    form (Baskett et al. 1975): the number of requests present follows a
+    birth-death process, solved exactly by :meth:`OpenNetwork.solve`
+    (stable while the offered load per server times the last slowdown is
+    below 1, see :meth:`OpenNetwork.stability_load`) and by load-dependent
+    mean value analysis in :meth:`ClosedNetwork.solve`. A station's
+    utilisation is then the share of time its servers are busy, which the
+    slowdown raises above the offered load.
 
     Examples
     --------
@@ -82,18 +122,26 @@ class Station:
     Station('catalogue', servers=2, demands={'browse': 0.004, 'buy': 0.01})
     >>> Station("pricing", demands={"buy": 0.008}, scv=0.1)
     Station('pricing', servers=1, demands={'buy': 0.008}, scv=0.1)
+    >>> st = Station("pricing", demands={"buy": 0.008}, slowdown=[1.0, 1.05, 1.1])
+    >>> st.slowdown_at(2), st.slowdown_at(50)
+    (1.05, 1.1)
 
     References
     ----------
     F. Baskett, K. M. Chandy, R. R. Muntz and F. G. Palacios, "Open, closed,
     and mixed networks of queues with different classes of customers",
     Journal of the ACM 22(2), 1975.
+
+    E. D. Lazowska, J. Zahorjan, G. S. Graham and K. C. Sevcik, "Quantitative
+    System Performance", Prentice-Hall, 1984 (Chapter 8: load-dependent
+    service centers).
     """
 
     name: str
     servers: int
     demands: Mapping[str, float]
     scv: float = 1.0
+    slowdown: tuple[float, ...] | None = None
 
     def __init__(
         self,
@@ -102,6 +150,7 @@ class Station:
         servers: int = 1,
         demands: Mapping[str, float],
         scv: float = 1.0,
+        slowdown: Iterable[float] | None = None,
     ) -> None:
         station = _name(name, "station name")
         object.__setattr__(self, "name", station)
@@ -126,9 +175,23 @@ class Station:
                 f"(0: constant service times, 1: exponential), got {scv!r}"
             )
         object.__setattr__(self, "scv", float(scv))
+        object.__setattr__(self, "slowdown", _slowdown(slowdown, station))
+
+    def slowdown_at(self, n: int) -> float:
+        """Relative service time of a request while ``n >= 1`` requests are present."""
+        if self.slowdown is None:
+            return 1.0
+        return self.slowdown[min(n, len(self.slowdown)) - 1]
+
+    @property
+    def load_dependent(self) -> bool:
+        """Whether a request's service time depends on the requests present."""
+        return self.slowdown is not None
 
     def __repr__(self) -> str:
         extra = "" if self.scv == 1.0 else f", scv={self.scv:g}"
+        if self.slowdown is not None:
+            extra += ", slowdown=(" + ", ".join(f"{g:g}" for g in self.slowdown) + ")"
         return (
             f"Station({self.name!r}, servers={self.servers}, "
             f"demands={dict(self.demands)!r}{extra})"
@@ -316,6 +379,7 @@ def _scaled_stations(
             servers=s.servers,
             demands={c: d * factors.get(c, {}).get(s.name, 1.0) for c, d in s.demands.items()},
             scv=s.scv,
+            slowdown=s.slowdown,
         )
         for s in stations
     )
@@ -414,19 +478,43 @@ class OpenNetwork(_Network):
         self.classes: tuple[str, ...] = tuple(_classes_of(self.stations))
 
     def offered_load(self) -> dict[str, float]:
-        """Per station, the utilisation of one server: ``sum(rate x demand) / servers``."""
+        """Per station, the work offered to one server: ``sum(rate x demand) / servers``.
+
+        It is the utilisation of a load-independent station; a load-dependent
+        one is busier (see :meth:`stability_load`).
+        """
         return {
             s.name: sum(self.arrival_rates[c] * d for c, d in s.demands.items()) / s.servers
             for s in self.stations
         }
 
+    def stability_load(self) -> dict[str, float]:
+        """Per station, what must stay below 1: the offered load times the last slowdown.
+
+        A load-dependent station serves at its last slowdown once many
+        requests are present; it keeps up only if the offered load, slowed
+        that much, stays below its capacity. For a load-independent station
+        it is the offered load (the utilisation).
+        """
+        return {
+            s.name: u * s.slowdown_at(1 << 30)
+            for s, u in zip(self.stations, self.offered_load().values(), strict=True)
+        }
+
     def check_stability(self) -> None:
-        """Raise ValueError naming every station whose utilisation is >= 1."""
-        bad = [(k, u) for k, u in self.offered_load().items() if u >= 1.0]
+        """Raise ValueError naming every station whose (slowed) utilisation is >= 1."""
+        bad = [
+            (s, u) for s, u in zip(self.stations, self.stability_load().values(), strict=True)
+            if u >= 1.0
+        ]  # fmt: skip
         if bad:
             parts = "; ".join(
-                f"station {k!r} has utilisation {u:.4g} ({(u - 1.0) * 100:.3g}% over capacity)"
-                for k, u in bad
+                f"station {s.name!r} has utilisation {u:.4g} ({(u - 1.0) * 100:.3g}% over capacity"
+                + (
+                    f", with its slowdown of {s.slowdown_at(1 << 30):g} under load)"
+                    if s.load_dependent else ")"
+                )
+                for s, u in bad
             )
             raise ValueError(f"the model is unstable: {parts}; it needs utilisation < 1")
 
@@ -451,7 +539,10 @@ class OpenNetwork(_Network):
         return net
 
     def solve(self) -> QueueingSolution:
-        """Analytic steady-state solution (M/M/c with Erlang C per station)."""
+        """Analytic steady-state solution (M/M/c with Erlang C per station).
+
+        A load-dependent station is solved as its birth-death process.
+        """
         from .analytic import solve_open
 
         self.check_stability()  # also for networks built without the check

@@ -6,7 +6,9 @@ server) and service times have mean = demand (one visit per station):
 exponential by default, Gamma or constant when a station's ``scv`` says so.
 Processor sharing makes the mean response times insensitive to that choice,
 so the simulation and :mod:`perfstats.queueing.analytic` describe the same
-model whatever the ``scv``.
+model whatever the ``scv``. A load-dependent station (``Station.slowdown``)
+is a ``ciw.PSNode`` whose requests progress ``slowdown(n)`` times slower
+while ``n`` are present.
 
 Random numbers come from NumPy streams tied to what they drive, not from
 one shared stream in event order: each class's arrivals have their own
@@ -197,6 +199,47 @@ def _result(
     )
 
 
+class _LoadDependentPSNode(ciw.PSNode):
+    """Processor sharing whose requests progress at ``min(1, c / n) / slowdown(n)``.
+
+    ciw's own node re-plans every request's end of service whenever the
+    number present changes; this one does the same with the slowdown of the
+    occupancy that held over the period just ended and of the one to come.
+    """
+
+    station: Station
+    last_occupancy: int
+
+    def update_all_service_end_dates(self) -> None:
+        now = self.simulation.current_time
+        before = self.last_occupancy
+        after = min(self.number_of_individuals, self.ps_capacity)
+        c = self.ps_threshold
+        for ind in self.all_individuals:
+            if not ind.with_server:
+                continue
+            if before > 0:
+                ind.time_left -= (now - ind.date_last_update) * c / max(before, c) / (
+                    self.station.slowdown_at(before)
+                )
+            slow = self.station.slowdown_at(after) if after > 0 else 1.0
+            ind.service_end_date = now + ind.time_left * max(after, c) / c * slow
+            ind.date_last_update = now
+        self.last_occupancy = after
+        self.date_last_update = now
+
+
+def _node_classes(stations: tuple[Station, ...]) -> list[type]:
+    """ciw node class per station: plain processor sharing, or load-dependent."""
+    out: list[type] = []
+    for s in stations:
+        if s.load_dependent:
+            out.append(type("LoadDependentPSNode", (_LoadDependentPSNode,), {"station": s}))
+        else:
+            out.append(ciw.PSNode)
+    return out
+
+
 # ciw needs a service distribution for every class at every node; classes
 # that never visit a node get this placeholder, which is never sampled.
 _NEVER = ciw.dists.Deterministic(0.0)
@@ -242,7 +285,7 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
     margin = max(200, n // 50)
 
     def body() -> list[Any]:
-        sim = ciw.Simulation(network, node_class=[ciw.PSNode] * len(stations))
+        sim = ciw.Simulation(network, node_class=_node_classes(stations))
         sim.simulate_until_max_customers(w + n + margin, method="Finish")
         return list(sim.get_all_records())
 
@@ -332,7 +375,7 @@ def simulate_closed(
     )
 
     def body() -> list[Any]:
-        sim = ciw.Simulation(network, node_class=[ciw.Node] + [ciw.PSNode] * len(stations))
+        sim = ciw.Simulation(network, node_class=[ciw.Node, *_node_classes(stations)])
         sim.simulate_until_max_time(horizon)
         return list(sim.get_all_records())
 

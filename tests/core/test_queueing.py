@@ -83,14 +83,23 @@ def test_closed_machine_repairman(n: int, s: float, z: float) -> None:
 
 
 def product_form(
-    demands: list[list[float]], servers: list[int], pop: list[int], think: list[float]
+    demands: list[list[float]],
+    servers: list[int],
+    pop: list[int],
+    think: list[float],
+    slowdown: list[list[float]] | None = None,
 ) -> tuple[list[float], list[float]]:
     """Throughput and response time per class by summing the BCMP probabilities."""
     n_cls, n_st = len(pop), len(servers)
 
+    def rate(k: int, i: int) -> float:
+        table = [1.0] if slowdown is None else slowdown[k]
+        g = table[min(i, len(table)) - 1]
+        return min(i, servers[k]) / g
+
     def station_factor(k: int, counts: tuple[int, ...]) -> float:
         total = sum(counts)
-        beta = math.prod(min(i, servers[k]) for i in range(1, total + 1))
+        beta = math.prod(rate(k, i) for i in range(1, total + 1))
         f = math.factorial(total) / beta
         for r in range(n_cls):
             f *= demands[r][k] ** counts[r] / math.factorial(counts[r])
@@ -331,3 +340,192 @@ def test_unstable_model_names_station_and_excess() -> None:
 def test_bad_models(build: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         build()  # type: ignore[operator]
+
+
+# --- load-dependent stations --------------------------------------------------
+
+
+def truncated_birth_death(
+    a: float, c: int, g: list[float], top: int = 20_000
+) -> tuple[float, float]:
+    """Mean requests present and busy servers by summing P(n) directly up to ``top``."""
+    p = [1.0]
+    for n in range(1, top + 1):
+        p.append(p[-1] * a * g[min(n, len(g)) - 1] / min(n, c))
+    norm = math.fsum(p)
+    mean_n = math.fsum(n * x for n, x in enumerate(p)) / norm
+    busy = math.fsum(min(n, c) * x for n, x in enumerate(p)) / norm
+    return mean_n, busy
+
+
+@settings(max_examples=40, deadline=None)
+@given(c=st.integers(min_value=1, max_value=12), rho=st.floats(min_value=0.02, max_value=0.95))
+def test_speedup_by_servers_is_the_mmc_queue(c: int, rho: float) -> None:
+    # One server that works min(n, c) times faster with n present is M/M/c
+    # (its response times); it is busy whenever anyone is there.
+    mu, lam = 2.0, 2.0 * rho * c
+    one = OpenNetwork(
+        [Station("s", demands={"r": 1 / mu}, slowdown=[1 / min(k, c) for k in range(1, c + 1)])],
+        arrival_rates={"r": lam},
+    ).solve()
+    a = lam / mu
+    expected = 1 / mu + erlang_c_closed_form(c, a) / (c * mu - lam)
+    assert one.response_time["r"] == pytest.approx(expected, rel=1e-9)
+    p0 = 1.0 / (
+        sum(a**k / math.factorial(k) for k in range(c))
+        + a**c / math.factorial(c) / (1 - a / c)
+    )
+    assert one.utilization["s"] == pytest.approx(1 - p0, rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(g=st.floats(min_value=0.5, max_value=3.0), rho=st.floats(min_value=0.02, max_value=0.95))
+def test_constant_slowdown_is_a_longer_demand(g: float, rho: float) -> None:
+    d = 0.1
+    lam = rho / (d * g)
+    slow = OpenNetwork(
+        [Station("s", demands={"r": d}, slowdown=[g])], arrival_rates={"r": lam}
+    ).solve()
+    plain = OpenNetwork([Station("s", demands={"r": d * g})], arrival_rates={"r": lam}).solve()
+    assert slow.response_time["r"] == pytest.approx(plain.response_time["r"], rel=1e-9)
+    assert slow.utilization["s"] == pytest.approx(plain.utilization["s"], rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    c=st.integers(min_value=1, max_value=4),
+    g=st.lists(st.floats(min_value=0.6, max_value=1.6), min_size=1, max_size=12),
+    load=st.floats(min_value=0.05, max_value=0.9),
+)
+def test_birth_death_equals_the_direct_sum(c: int, g: list[float], load: float) -> None:
+    a = load * c / g[-1]  # stable: a g_last / c = load < 1
+    net = OpenNetwork(
+        [Station("s", servers=c, demands={"x": 0.2 * a, "y": 0.8 * a}, slowdown=g)],
+        arrival_rates={"x": 1.0, "y": 1.0},
+    )
+    sol = net.solve()
+    mean_n, busy = truncated_birth_death(a, c, g)
+    assert sol.utilization["s"] == pytest.approx(busy / c, rel=1e-8)
+    # Little's law per class, with BCMP's split of the requests present
+    total = sol.response_time["x"] * 1.0 + sol.response_time["y"] * 1.0
+    assert total == pytest.approx(mean_n, rel=1e-8)
+    assert sol.response_time["y"] == pytest.approx(4 * sol.response_time["x"], rel=1e-12)
+
+
+def test_birth_death_with_hundreds_of_servers_stays_finite() -> None:
+    sol = OpenNetwork(
+        [Station("s", servers=400, demands={"r": 1.0}, slowdown=[1.0, 1.2])],
+        arrival_rates={"r": 300.0},
+    ).solve()
+    assert math.isfinite(sol.response_time["r"])
+    assert sol.utilization["s"] == pytest.approx(300 * 1.2 / 400, rel=1e-6)
+
+
+def test_closed_load_dependent_mva_equals_product_form() -> None:
+    demands = [[0.2, 0.3], [0.1, 0.5]]
+    servers = [1, 2]
+    slowdown = [[1.0, 1.1, 1.25], [1.0, 0.9]]
+    pop, think = [3, 2], [1.0, 0.5]
+    net = ClosedNetwork(
+        [
+            Station(name, servers=servers[k], demands={"u": demands[0][k], "v": demands[1][k]},
+                    slowdown=slowdown[k])
+            for k, name in enumerate(["cpu", "disk"])
+        ],
+        population={"u": pop[0], "v": pop[1]},
+        think_times={"u": think[0], "v": think[1]},
+    )  # fmt: skip
+    sol = net.solve()
+    x, r = product_form(demands, servers, pop, think, slowdown)
+    assert [sol.throughput["u"], sol.throughput["v"]] == pytest.approx(x, rel=1e-9)
+    assert [sol.response_time["u"], sol.response_time["v"]] == pytest.approx(r, rel=1e-9)
+    # slower under load: busier than the offered work says
+    assert sol.utilization["cpu"] > x[0] * 0.2 + x[1] * 0.1
+
+
+def test_closed_machine_repairman_with_a_slowdown() -> None:
+    # M/M/1//N with service rate mu / g(n): P(n) ~ N! / (N - n)! (s / z)^n prod g
+    n_users, s, z, g = 6, 0.3, 1.0, [1.0, 1.05, 1.1, 1.2]
+    w = [
+        math.factorial(n_users) / math.factorial(n_users - k) * (s / z) ** k
+        * math.prod(g[min(i, len(g)) - 1] for i in range(1, k + 1))
+        for k in range(n_users + 1)
+    ]  # fmt: skip
+    p0 = w[0] / sum(w)
+    net = ClosedNetwork(
+        [Station("cpu", demands={"u": s}, slowdown=g)], population={"u": n_users},
+        think_times={"u": z},
+    )  # fmt: skip
+    sol = net.solve()
+    assert sol.utilization["cpu"] == pytest.approx(1 - p0, rel=1e-10)
+    busy_rate = sum(w[k] / g[min(k, len(g)) - 1] for k in range(1, n_users + 1)) / sum(w) / s
+    assert sol.throughput["u"] == pytest.approx(busy_rate, rel=1e-10)
+
+
+def test_load_dependent_simulation_within_3_percent() -> None:
+    net = OpenNetwork(
+        [
+            Station("gateway", demands={"browse": 0.002, "buy": 0.003}),
+            Station("pricing", demands={"buy": 0.020}, slowdown=[1.0, 1.05, 1.1, 1.15, 1.2]),
+            Station("catalogue", servers=2, demands={"browse": 0.020}, slowdown=[1.0, 1.0, 1.1]),
+        ],
+        arrival_rates={"browse": 40.0, "buy": 30.0},
+    )
+    sol = net.solve()
+    assert sol.utilization["pricing"] > net.offered_load()["pricing"] + 0.03
+    sim = net.simulate(n_requests=60_000, rng=17)
+    for cls in ("browse", "buy"):
+        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
+    for name, u in sol.utilization.items():
+        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+
+
+def test_closed_load_dependent_simulation_within_3_percent() -> None:
+    net = ClosedNetwork(
+        [
+            Station("cpu", demands={"u": 0.2, "v": 0.1}, slowdown=[1.0, 1.2, 1.3]),
+            Station("disk", servers=2, demands={"u": 0.3, "v": 0.5}, slowdown=[1.0, 1.0, 1.15]),
+        ],
+        population={"u": 3, "v": 2},
+        think_times={"u": 1.0, "v": 0.5},
+    )
+    sol = net.solve()
+    sim = net.simulate(n_requests=20_000, rng=3)
+    for cls in ("u", "v"):
+        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
+    for name, u in sol.utilization.items():
+        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+
+
+def test_slowdown_kept_by_demand_factors_shown_and_checked_for_stability() -> None:
+    net = OpenNetwork(
+        [Station("cpu", demands={"r": 0.1}, slowdown=[1.0, 1.5])], arrival_rates={"r": 5.0}
+    )
+    assert net.stability_load() == pytest.approx({"cpu": 0.75})
+    assert net.offered_load() == pytest.approx({"cpu": 0.5})
+    scaled = net.with_demand_factors({"cpu": 1.2})
+    assert scaled.stations[0].slowdown == (1.0, 1.5)
+    assert repr(net.stations[0]) == (
+        "Station('cpu', servers=1, demands={'r': 0.1}, slowdown=(1, 1.5))"
+    )
+    # stable without the slowdown (0.7), not with it (1.05)
+    with pytest.raises(ValueError, match=r"utilisation 1\.05 .*slowdown of 1\.5 under load"):
+        net.with_demand_factors({"cpu": 1.4})
+
+
+@pytest.mark.parametrize(
+    ("slowdown", "match"),
+    [
+        ([], "is empty"),
+        ([1.0, 0.0], r"with 2 request\(s\) present"),
+        ([1.0, float("nan")], "positive finite"),
+        ([1.0, -2.0], "positive finite"),
+        ("fast", "must be a sequence"),
+        ({1: 1.0}, "must be a sequence"),
+        (1.5, "must be a sequence"),
+        ([True], "positive number"),
+    ],
+)
+def test_bad_slowdown(slowdown: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        Station("s", demands={"r": 0.1}, slowdown=slowdown)  # type: ignore[arg-type]

@@ -97,6 +97,31 @@ def test_saturated_runs_are_shortened_by_the_backlog_growth(factor: float, expec
     assert bool(res.saturated) is (factor * 0.4 >= 1.0)
 
 
+def test_load_dependent_station_raises_the_cpu_change_and_saturates_sooner() -> None:
+    def model(slowdown: list[float] | None) -> OpenNetwork:
+        return OpenNetwork(
+            [Station("gateway", demands={"a": 0.002, "b": 0.002}),
+             Station("pricing", demands={"b": 0.008}, slowdown=slowdown)],
+            arrival_rates={"a": 40.0, "b": 30.0},
+        )  # fmt: skip
+
+    slow = model([1.0, 1.1, 1.2, 1.3])
+    res = predict_regression(slow, {"pricing": 3.0}, n_requests=20_000, rng=6)
+    analytic = 100 * (
+        slow.with_demand_factors({"pricing": 3.0}).solve().utilization["pricing"]
+        - slow.solve().utilization["pricing"]
+    )
+    assert res.cpu_mpd["pricing"] == pytest.approx(analytic, abs=2.5)
+    plain = predict_regression(model(None), {"pricing": 3.0}, n_requests=20_000, rng=6)
+    # offered work alone: 30/s x 16 ms more = 48 points; the slowdown adds to it
+    assert plain.cpu_mpd["pricing"] == pytest.approx(48.0, abs=2.0)
+    assert res.cpu_mpd["pricing"] > plain.cpu_mpd["pricing"] + 10.0
+    # offered load 0.86, but 1.12 at the slowdown of 1.3 under load
+    over = predict_regression(slow, {"pricing": 3.6}, n_requests=4_000, rng=6)
+    assert over.saturated == ("pricing",) and over.regression
+    assert not predict_regression(model(None), {"pricing": 3.6}, n_requests=4_000, rng=6).saturated
+
+
 def test_closed_model() -> None:
     model = ClosedNetwork(
         [Station("cpu", demands={"u": 0.05}), Station("db", demands={"u": 0.03})],
