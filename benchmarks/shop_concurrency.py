@@ -33,72 +33,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from examples.shop.cluster import ORDER
 from examples.shop.injection import Injection
 
-from .shop_loadtest import run_load_test
+from .shop_loadtest import LoadTestRun, run_load_test
+from .shop_model import pooled_spans, relative_cpu_by_concurrency
 from .system_regression import SCENARIOS, VERSIONS
-
-#: Calls with more in flight than this are pooled into the last bin.
-MAX_BIN = 10
-
-
-def relative_cpu_by_concurrency(
-    spans: Sequence[Mapping[str, Any]], service: str
-) -> dict[int, tuple[int, float]]:
-    """In-flight count (rounded, 1..MAX_BIN) -> (calls, mean CPU relative to running alone).
-
-    Examples
-    --------
-    >>> alone = [
-    ...     {"id": str(i), "parent_id": None, "name": "f", "service": "s",
-    ...      "start": 2.0 * i, "end": 2.0 * i + 1.0, "cpu": 1.0}
-    ...     for i in range(10)
-    ... ]
-    >>> together = [
-    ...     {"id": f"t{i}", "parent_id": None, "name": "f", "service": "s",
-    ...      "start": 100.0, "end": 101.0, "cpu": 1.2}
-    ...     for i in range(2)
-    ... ]
-    >>> relative_cpu_by_concurrency(alone + together, "s")
-    {1: (10, 1.0), 2: (2, 1.2)}
-    """
-    mine = [s for s in spans if s["service"] == service]
-    parents = {s["parent_id"] for s in mine}
-    leaves = [s for s in mine if s["id"] not in parents and s["end"] > s["start"]]
-    if not leaves:
-        return {}
-    start = np.array([s["start"] for s in leaves])
-    end = np.array([s["end"] for s in leaves])
-    by_name: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for s in leaves:
-        a, b = s["start"], s["end"]
-        overlap = np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None).sum()
-        by_name[s["name"]].append((overlap / (b - a), s["cpu"]))
-    rel: list[float] = []
-    conc: list[float] = []
-    for calls in by_name.values():
-        v = np.array(calls)
-        alone = v[:, 0] < 1.5
-        # Too few calls alone: the component's own median stands in.
-        ref = float(np.median(v[alone, 1] if alone.sum() >= 10 else v[:, 1]))
-        if ref <= 0.0:
-            continue
-        rel.extend((v[:, 1] / ref).tolist())
-        conc.extend(v[:, 0].tolist())
-    bins = np.clip(np.rint(np.array(conc)), 1, MAX_BIN).astype(int)
-    values = np.array(rel)
-    return {
-        int(k): (int(np.sum(bins == k)), round(float(values[bins == k].mean()), 4))
-        for k in np.unique(bins)
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,26 +66,19 @@ def main(argv: list[str] | None = None) -> int:
         f"by calls in flight in the same service (calls, mean); "
         f"{args.reps} load test(s) of {args.duration:g} s per version, pooled"
     ]
-    spans: dict[str, list[dict[str, Any]]] = {v: [] for v in versions}
-    cpu: dict[str, list[dict[str, float]]] = {v: [] for v in versions}
+    runs: dict[str, list[LoadTestRun]] = {v: [] for v in versions}
     # Versions alternate, so a drift of the machine's speed hits both alike.
     for rep in range(args.reps):
         for version in versions:
             injection = Injection() if version == "original" else Injection.parse(version)
-            run = run_load_test(
+            runs[version].append(run_load_test(
                 injection, SCENARIOS[args.scenario], duration=args.duration,
                 warmup=args.warmup, seed=args.seed + rep, keep_spans=True,
-            )  # fmt: skip
-            # Span ids are unique per process only: tag them with the repetition.
-            spans[version].extend(
-                {**s, "id": f"{rep}:{s['id']}", "parent_id": None if s["parent_id"] is None
-                 else f"{rep}:{s['parent_id']}"}
-                for s in run.spans
-            )  # fmt: skip
-            cpu[version].append(run.cpu_percent)
+            ))  # fmt: skip
     for version in versions:
-        curves = {svc: relative_cpu_by_concurrency(spans[version], svc) for svc in ORDER}
-        cpu_runs = {svc: [c[svc] for c in cpu[version]] for svc in ORDER}
+        spans = pooled_spans(runs[version])
+        curves = {svc: relative_cpu_by_concurrency(spans, svc) for svc in ORDER}
+        cpu_runs = {svc: [r.cpu_percent[svc] for r in runs[version]] for svc in ORDER}
         out["runs"][version] = {"cpu_percent": cpu_runs, "curves": curves}
         lines.append(f"== {version}: CPU % per load test " + "; ".join(
             f"{svc} " + ", ".join(f"{v:.1f}" for v in cpu_runs[svc]) for svc in ORDER

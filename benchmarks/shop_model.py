@@ -13,19 +13,32 @@
   service time only when no other request was inside the same service
   meanwhile (otherwise it also holds time spent waiting for the
   interpreter or a core), so only those visits are used.
+* A station's slowdown with the requests present (``Station.slowdown``)
+  comes from a calibration load test of the same version at a higher load:
+  the CPU time of each component call against the calls in flight in the
+  same service (:func:`relative_cpu_by_concurrency`). A CPython service
+  switches threads every switch interval, so calls in flight take turns
+  and each refills the caches the others used: its CPU per call grows with
+  the calls it serves at once. The demands then become those of a request
+  served alone (:func:`alone_demands`), so that the model's utilisation at
+  the measured workload stays the measured one.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy.optimize import brentq
 
 from examples.shop.cluster import ORDER
 
 from .shop_loadtest import LoadTestRun
+
+logger = logging.getLogger(__name__)
 
 
 def trace_classes(spans: Sequence[Mapping[str, Any]]) -> dict[str, str]:
@@ -217,3 +230,239 @@ def local_graph(profile: Any) -> Any:
         return None
 
     return CallGraph.from_pstats(profile, subsystem=service_of, name=name)
+
+
+#: Calls with more in flight than this are pooled into the last bin.
+MAX_BIN = 10
+#: A slowdown entry needs this many calls; the table stops at the first bin with fewer.
+MIN_BIN_CALLS = 100
+
+
+def relative_cpu_by_concurrency(
+    spans: Sequence[Mapping[str, Any]], service: str, *, weight: str = "call"
+) -> dict[int, tuple[int, float]]:
+    """In-flight count (rounded, 1..MAX_BIN) -> (calls, CPU relative to running alone).
+
+    Every leaf call of ``service`` (a span with no children: CPU-bound
+    work, no downstream call) is placed by the time-averaged number of leaf
+    calls of the same service running meanwhile, itself included. Its CPU
+    time is compared with its component's calls that ran alone, so that
+    components of different size pool into one curve:
+
+    * ``weight="call"``: the mean over calls of CPU / the component's median
+      alone (each call counts once: how a typical call fares);
+    * ``weight="cpu"``: the calls' total CPU / their components' mean CPU
+      alone (each call counts by its size: how a service's CPU per request,
+      its demand, grows; a ratio of means, not a mean of ratios, so the
+      cheap calls of a component do not pull it down).
+
+    Examples
+    --------
+    >>> alone = [
+    ...     {"id": str(i), "parent_id": None, "name": "f", "service": "s",
+    ...      "start": 2.0 * i, "end": 2.0 * i + 1.0, "cpu": 1.0}
+    ...     for i in range(10)
+    ... ]
+    >>> together = [
+    ...     {"id": f"t{i}", "parent_id": None, "name": "f", "service": "s",
+    ...      "start": 100.0, "end": 101.0, "cpu": 1.2}
+    ...     for i in range(2)
+    ... ]
+    >>> relative_cpu_by_concurrency(alone + together, "s")
+    {1: (10, 1.0), 2: (2, 1.2)}
+    """
+    if weight not in ("call", "cpu"):
+        raise ValueError(f"weight must be 'call' or 'cpu', got {weight!r}")
+    mine = [s for s in spans if s["service"] == service]
+    parents = {s["parent_id"] for s in mine}
+    leaves = [s for s in mine if s["id"] not in parents and s["end"] > s["start"]]
+    if not leaves:
+        return {}
+    start = np.array([s["start"] for s in leaves])
+    end = np.array([s["end"] for s in leaves])
+    by_name: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for s in leaves:
+        a, b = s["start"], s["end"]
+        overlap = np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None).sum()
+        by_name[s["name"]].append((overlap / (b - a), s["cpu"]))
+    cpu: list[float] = []
+    ref: list[float] = []
+    conc: list[float] = []
+    for calls in by_name.values():
+        v = np.array(calls)
+        alone = v[:, 0] < 1.5
+        # Too few calls alone: the component's own calls stand in.
+        base = v[alone, 1] if alone.sum() >= 10 else v[:, 1]
+        r = float(np.median(base) if weight == "call" else np.mean(base))
+        if r <= 0.0:
+            continue
+        cpu.extend(v[:, 1].tolist())
+        ref.extend([r] * len(v))
+        conc.extend(v[:, 0].tolist())
+    bins = np.clip(np.rint(np.array(conc)), 1, MAX_BIN).astype(int)
+    x, y = np.array(cpu), np.array(ref)
+    out = {}
+    for k in np.unique(bins):
+        sel = bins == k
+        value = (x[sel] / y[sel]).mean() if weight == "call" else x[sel].sum() / y[sel].sum()
+        out[int(k)] = (int(sel.sum()), round(float(value), 4))
+    return out
+
+
+def pooled_spans(runs: Sequence[LoadTestRun]) -> list[dict[str, Any]]:
+    """The spans of several load tests, their ids tagged with the test (unique per process only)."""
+    out: list[dict[str, Any]] = []
+    for rep, run in enumerate(runs):
+        out.extend(
+            {**s, "id": f"{rep}:{s['id']}",
+             "parent_id": None if s["parent_id"] is None else f"{rep}:{s['parent_id']}"}
+            for s in run.spans
+        )  # fmt: skip
+    return out
+
+
+def slowdown_table(curve: Mapping[int, tuple[int, float]]) -> tuple[float, ...] | None:
+    """A station's slowdown from a concurrency curve: values relative to the first bin.
+
+    Bins run from 1 request in flight up to the last one before a bin with
+    fewer than ``MIN_BIN_CALLS`` calls (the station holds that last value
+    beyond); ``None`` (load-independent) when only the first bin qualifies.
+
+    Examples
+    --------
+    >>> slowdown_table({1: (500, 0.95), 2: (300, 1.0), 3: (120, 1.045), 4: (20, 1.3)})
+    (1.0, 1.0526, 1.1)
+    >>> slowdown_table({1: (500, 1.0), 2: (12, 1.1)}) is None
+    True
+    """
+    values: list[float] = []
+    for k in range(1, MAX_BIN + 1):
+        if k not in curve or curve[k][0] < MIN_BIN_CALLS:
+            break
+        values.append(curve[k][1])
+    if len(values) < 2 or values[0] <= 0.0:
+        return None
+    return tuple(round(v / values[0], 4) for v in values)
+
+
+def estimate_slowdown(runs: Sequence[LoadTestRun]) -> dict[str, tuple[float, ...] | None]:
+    """Service -> its slowdown per requests in flight, from calibration load tests with spans.
+
+    The CPU-weighted curve (:func:`relative_cpu_by_concurrency` with
+    ``weight="cpu"``): a station's demand is a mean CPU time, so its
+    slowdown is a ratio of mean CPU times.
+    """
+    if not runs or not all(run.spans for run in runs):
+        raise ValueError("calibration needs at least one load test with spans (keep_spans=True)")
+    spans = pooled_spans(runs)
+    return {
+        svc: slowdown_table(relative_cpu_by_concurrency(spans, svc, weight="cpu"))
+        for svc in ORDER
+    }
+
+
+def _rates(runs: Sequence[LoadTestRun]) -> tuple[dict[str, float], float]:
+    """Completions per second of each request type, and the total window, over load tests."""
+    window = sum(run.window_s for run in runs)
+    rates: dict[str, float] = defaultdict(float)
+    for run in runs:
+        for kind, n in run.completions.items():
+            rates[kind] += n / window
+    return dict(rates), window
+
+
+def _fit_scale(
+    svc: str,
+    kept: Mapping[str, float],
+    scaled: Mapping[str, float],
+    rates: Mapping[str, float],
+    table: tuple[float, ...] | None,
+    target: float,
+) -> float | None:
+    """The factor of the ``scaled`` demands that gives the station utilisation ``target``.
+
+    The station serves ``kept`` and ``scaled`` demands at ``rates`` with the
+    slowdown ``table``; ``None`` when no factor reaches ``target`` (the kept
+    demands alone load it more, or it saturates first).
+    """
+    from perfstats.queueing import OpenNetwork, Station
+
+    classes = {**kept, **scaled}
+
+    def utilisation(scale: float) -> float:
+        demands = {**kept, **{k: d * scale for k, d in scaled.items()}}
+        station = Station(svc, demands=demands, slowdown=table)
+        net = OpenNetwork.__new__(OpenNetwork)  # an unstable trial is refused by solve()
+        net._setup([station], {k: rates[k] for k in classes})
+        return float(net.solve().utilization[svc])
+
+    g_tail = 1.0 if table is None else table[-1]
+    kept_load = sum(rates[k] * d for k, d in kept.items()) * g_tail
+    scaled_load = sum(rates[k] * d for k, d in scaled.items()) * g_tail
+    if kept_load >= 1.0 or scaled_load <= 0.0:
+        return None
+    lo = 1e-6
+    hi = (1.0 - 1e-9 - kept_load) / scaled_load  # the station's stability
+    if not utilisation(lo) < target < utilisation(hi):
+        return None
+    return float(brentq(lambda x: utilisation(x) - target, lo, hi, xtol=1e-12))
+
+
+def alone_demands(
+    demands: Mapping[str, Mapping[str, float]],
+    slowdown: Mapping[str, tuple[float, ...] | None],
+    runs: Sequence[LoadTestRun],
+    calibration: Sequence[LoadTestRun] | None = None,
+) -> dict[str, dict[str, float]]:
+    """The demands of a request served alone, from the model's load tests and the calibration.
+
+    The utilisation law gave demands whose offered load equals the measured
+    utilisation of ``runs``; a load-dependent station with them would be
+    busier than measured, by its slowdown at the load tests' own
+    concurrency. Per service:
+
+    * request types the ``calibration`` load tests ran there (one type, by
+      :func:`~benchmarks.system_regression.calibration_workload`) take the
+      demand that gives the station its measured utilisation in those tests:
+      the utilisation law of a single-type load test, exact, where splitting
+      a mixed test's busy time by the types' span (wall-clock) time is not;
+    * the other types keep their split of ``runs`` and share one factor that
+      gives the station its measured utilisation in ``runs``.
+
+    Utilisations are the station's analytic ones with its slowdown, at the
+    measured completions per second. Without calibration types at a
+    service, all its types share the one factor; a load-independent service
+    the calibration did not reach keeps its demands.
+    """
+    fixed_rates, window = _rates(runs)
+    cal_rates, cal_window = _rates(calibration) if calibration else ({}, 0.0)
+    out = {svc: dict(d) for svc, d in demands.items()}
+    for svc, own in demands.items():
+        table = slowdown.get(svc)
+        cal = {k: d for k, d in own.items() if cal_rates.get(k, 0.0) > 0}
+        kept: dict[str, float] = {}
+        if cal and calibration:
+            target = sum(run.busy_s[svc] for run in calibration) / cal_window
+            scale = _fit_scale(svc, {}, cal, cal_rates, table, target)
+            if scale is not None:
+                kept = {k: d * scale for k, d in cal.items()}
+        if table is None and not kept:
+            continue
+        rest = {k: d for k, d in own.items() if k not in kept and fixed_rates.get(k, 0.0) > 0}
+        if not rest:
+            out[svc] = {**own, **kept}
+            continue
+        target = sum(run.busy_s[svc] for run in runs) / window
+        scale = _fit_scale(svc, kept, rest, fixed_rates, table, target)
+        if scale is None and kept:
+            logger.warning(
+                "%s: the calibration's demands alone exceed the load tests' utilisation; "
+                "keeping one factor for every request type", svc,
+            )
+            kept = {}
+            rest = {k: d for k, d in own.items() if fixed_rates.get(k, 0.0) > 0}
+            scale = _fit_scale(svc, kept, rest, fixed_rates, table, target)
+        if scale is None:
+            raise ValueError(f"no demands of service {svc!r} give its measured utilisation")
+        out[svc] = {**own, **kept, **{k: d * scale for k, d in rest.items()}}
+    return out

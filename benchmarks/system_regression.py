@@ -18,6 +18,17 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   spans, the queueing network's demands by the utilisation law
   (``benchmarks/shop_model.py``). The variants reuse it with their own
   arrival rates.
+* **Slowdown under load (beyond the paper).** A CPython service spends more
+  CPU per call the more calls it serves at once (its threads take turns
+  every switch interval), which a model with fixed demands misses when a
+  regression pushes a service towards saturation. A calibration load test
+  of the *original* version (``--calibration-load``: the request type that
+  loads the model's busiest station most, at the rate the model says puts
+  it at that utilisation) measures each service's CPU per call against the
+  calls in flight; the stations become load-dependent
+  (``perfstats.queueing.Station(slowdown=...)``) and their demands those of
+  a request served alone. Nothing of a regressed version enters the model.
+  ``--slowdown none`` gives the paper's load-independent stations.
 * **Prediction.** Per version: the shop's component test suites before and
   after (30 runs each, and a cProfile profile), then the pipeline of
   :func:`perfstats.detect_system_regression` (local deviations, mapping onto
@@ -54,7 +65,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,9 +82,11 @@ from examples.shop.server import switch_interval
 from .shop_components import run_components
 from .shop_loadtest import LoadTestRun, run_load_test
 from .shop_model import (
+    alone_demands,
     component_cpu,
     estimate_demands,
     estimate_scv,
+    estimate_slowdown,
     local_graph,
     system_graphs,
 )
@@ -95,6 +108,11 @@ COMPONENT_RUNS = 30
 # common random numbers) keep the simulation noise of Cliff's delta near 0.01
 # and the prediction within seconds.
 SIMULATED_REQUESTS = 5_000
+# The calibration load test puts the model's busiest station at this
+# utilisation (by the model): high enough for several calls in flight most
+# of the time, below saturation so that the test stays a steady state.
+CALIBRATION_LOAD = 0.85
+CALIBRATION_REPS = 3
 
 
 @dataclass(frozen=True)
@@ -106,6 +124,7 @@ class Model:
     scv: dict[str, float]
     component_cpu: dict[str, dict[str, float]]
     wall_s: float
+    slowdown: dict[str, tuple[float, ...] | None] | None = None
 
     def network(self, workload: Workload) -> Any:
         rates = workload.arrival_rates()
@@ -115,17 +134,58 @@ class Model:
                 servers=1,
                 demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
                 scv=self.scv[name],
+                slowdown=None if self.slowdown is None else self.slowdown.get(name),
             )
             for name in ORDER
         ]
         return perfstats.queueing.OpenNetwork(stations, arrival_rates=rates)
 
 
-def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured") -> Model:
+def calibration_workload(model: Model, load: float = CALIBRATION_LOAD) -> Workload:
+    """The calibration load test's workload, from the load-independent model.
+
+    The busiest station under the fixed workload is the one a regression
+    pushes towards saturation first. One request type drives it: the type
+    that spends the largest share of its demand there (it loads the other
+    services least), at the rate that puts the station at ``load``.
+    """
+    if not 0.0 < load < 1.0:
+        raise ValueError(f"calibration load must be in (0, 1), got {load!r}")
+    offered = model.network(SCENARIOS["fixed"]).offered_load()
+    busiest = max(offered, key=offered.__getitem__)
+    total: dict[str, float] = {}
+    for d in model.demands.values():
+        for kind, v in d.items():
+            total[kind] = total.get(kind, 0.0) + v
+    kind = max(model.demands[busiest], key=lambda k: model.demands[busiest][k] / total[k])
+    return Workload(load / model.demands[busiest][kind], {kind: 1.0})
+
+
+def run_calibration(
+    workload: Workload, *, duration: float, warmup: float, seed: int, reps: int = CALIBRATION_REPS
+) -> list[LoadTestRun]:
+    """Load tests of the original version at the calibration workload, with spans."""
+    return [
+        run_load_test(Injection(), workload, duration=duration, warmup=warmup,
+                      seed=seed + 7919 * (rep + 1), keep_spans=True)
+        for rep in range(reps)
+    ]  # fmt: skip
+
+
+def build_model(
+    runs: Sequence[LoadTestRun],
+    *,
+    service_times: str = "measured",
+    calibration: Sequence[LoadTestRun] | None = None,
+) -> Model:
     """Demands by the utilisation law, per request type a system graph, per service the scv.
 
     ``service_times="exponential"`` gives every station exponential service
     times (scv 1) instead of the variability measured from the spans.
+    ``calibration``: load tests of the original version at a higher load
+    (:func:`run_calibration`); each service's slowdown with the calls in
+    flight comes from them, and the demands become those of a request
+    served alone (``benchmarks/shop_model.py``).
     """
     if service_times not in ("measured", "exponential"):
         raise ValueError(
@@ -138,7 +198,11 @@ def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured")
         estimate_scv(runs) if service_times == "measured" else {name: 1.0 for name in demands}
     )
     cpu = component_cpu([s for run in runs for s in run.spans])
-    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0)
+    slowdown = None
+    if calibration is not None:
+        slowdown = estimate_slowdown(calibration)
+        demands = alone_demands(demands, slowdown, runs, calibration)
+    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0, slowdown)
 
 
 # --- the oracle -------------------------------------------------------------
@@ -419,8 +483,17 @@ def evaluate(
     simulated_requests: int = SIMULATED_REQUESTS,
     service_times: str = "measured",
     calibrate: bool = True,
+    slowdown: bool = True,
+    calibration_load: float = CALIBRATION_LOAD,
+    calibration_runs: list[LoadTestRun] | None = None,
+    on_calibration: Callable[[list[LoadTestRun]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the load tests (unless given) and predictions; the JSON document of the results."""
+    """Run the load tests (unless given) and predictions; the JSON document of the results.
+
+    ``slowdown`` makes the stations load-dependent, from ``calibration_runs``
+    (run here at ``calibration_load`` unless given, and then handed to
+    ``on_calibration``).
+    """
     n_tests = 0
     if load_runs is None:
         n_tests = reps * (len(scenarios) * (len(versions) + 1) + ("fixed" not in scenarios))
@@ -436,6 +509,25 @@ def evaluate(
     import scipy.stats  # noqa: F401
 
     model = build_model(load_runs["fixed"][0], service_times=service_times)
+    calibration: dict[str, Any] | None = None
+    if slowdown:
+        cal_workload = calibration_workload(model, calibration_load)
+        if calibration_runs is None:
+            bar.set_postfix_str("calibration load test")
+            calibration_runs = run_calibration(
+                cal_workload, duration=duration, warmup=warmup, seed=seed
+            )
+            if on_calibration is not None:
+                on_calibration(calibration_runs)
+        model = build_model(
+            load_runs["fixed"][0], service_times=service_times, calibration=calibration_runs
+        )
+        calibration = {
+            "target_load": calibration_load,
+            "workload": {"rate": cal_workload.rate, "mix": dict(cal_workload.mix)},
+            "runs": [run_summary(r) for r in calibration_runs],
+            "load_tests_s": float(sum(r.wall_s for r in calibration_runs)),
+        }
     t_model = model.wall_s
     out: dict[str, Any] = {}
     wall_load = 0.0
@@ -496,6 +588,8 @@ def evaluate(
         "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
         "service_times": service_times,
         "calibrated": calibrate,
+        "slowdown": None if model.slowdown is None else dict(model.slowdown),
+        "calibration": calibration,
         "scv": dict(model.scv),
         "arrival_rates": {s: SCENARIOS[s].arrival_rates() for s in SCENARIOS},
     }
@@ -575,6 +669,22 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
         f"wall: predictions {ws['prediction']:.0f} s in all, load tests {ws['load_tests']:.0f} s "
         f"in all; model construction {ws['model_construction']:.2f} s"
     )
+    cal = out["model"]["calibration"]
+    if cal is None:
+        lines.append("stations: load-independent (the paper's model)")
+    else:
+        cpu = "; ".join(
+            ", ".join(f"{s} {r['cpu_percent'][s]:.0f}%" for s in ORDER) for r in cal["runs"]
+        )
+        lines.append(
+            f"calibration: original version, {cal['workload']['rate']:.0f} req/s of "
+            f"{'+'.join(cal['workload']['mix'])} (model load {cal['target_load']:g} at the "
+            f"busiest station), {len(cal['runs'])} load tests, {cal['load_tests_s']:.0f} s; "
+            f"measured CPU {cpu}"
+        )
+        for name, table in out["model"]["slowdown"].items():
+            cells = "load-independent" if table is None else " ".join(f"{g:.3f}" for g in table)
+            lines.append(f"   slowdown {name:<10} by calls in flight 1, 2, ...: {cells}")
     return "\n".join(lines)
 
 
@@ -600,6 +710,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--local-md", action="store_true",
                         help="carry the component benchmarks' MDs as measured (the paper) "
                         "instead of their relative changes at the system's speed")
+    parser.add_argument("--slowdown", default="measured", choices=["measured", "none"],
+                        help="load-dependent stations from a calibration load test of the "
+                        "original version (default), or the paper's fixed demands")
+    parser.add_argument("--calibration-load", type=float, default=CALIBRATION_LOAD,
+                        help="utilisation (by the model) of the busiest station in the "
+                        "calibration load test")
+    parser.add_argument("--calibration", type=Path, default=None,
+                        help="pickle of the calibration load tests: read if it exists, "
+                        "else written after running them")
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
@@ -629,10 +748,23 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_runs is None:
             parser.error("--oracle-only needs --save-runs")
         return 0
+    calibration_runs = None
+    if args.calibration is not None and args.calibration.exists():
+        with args.calibration.open("rb") as fh:
+            calibration_runs = pickle.load(fh)
+
+    def keep_calibration(runs: list[LoadTestRun]) -> None:
+        if args.calibration is not None:
+            args.calibration.parent.mkdir(parents=True, exist_ok=True)
+            with args.calibration.open("wb") as fh:
+                pickle.dump(runs, fh)
+
     out = evaluate(
         scenarios, versions, duration=args.duration, warmup=args.warmup, reps=args.reps,
         seed=args.seed, progress=not args.no_progress, load_runs=load_runs,
         service_times=args.service_times, calibrate=not args.local_md,
+        slowdown=args.slowdown == "measured", calibration_load=args.calibration_load,
+        calibration_runs=calibration_runs, on_calibration=keep_calibration,
     )
     if args.load_runs is not None:
         # The load tests ran in an earlier process (--save-runs); only the

@@ -4,7 +4,9 @@ The model of Liao et al.'s Section III-D: a station per service (subsystem)
 with a service demand per request class, solved analytically
 (:meth:`OpenNetwork.solve`, :meth:`ClosedNetwork.solve`) or simulated with
 ``ciw`` (``.simulate``), which gives per-request response times for the
-statistical comparison of two versions.
+statistical comparison of two versions. A station may be load-dependent
+(``Station(slowdown=...)``): its requests take longer the more it serves at
+once, as threads that take turns on a core do.
 
 Examples
 --------

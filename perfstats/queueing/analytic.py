@@ -97,7 +97,7 @@ def birth_death(station: Station, offered_load: float) -> tuple[float, float]:
     levels = np.arange(top + 1)
     mean_n = (float(np.dot(levels, t)) + tail_n) / norm
     busy = (float(np.dot(np.minimum(levels, c), t)) + c * tail_mass) / norm
-    return mean_n, busy
+    return float(mean_n), float(busy)
 
 
 def solve_open(net: OpenNetwork) -> QueueingSolution:

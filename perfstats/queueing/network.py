@@ -444,9 +444,12 @@ class OpenNetwork(_Network):
     mean = demand. The number of requests at a station then follows the
     M/M/c birth-death process, so ``solve`` uses Erlang C: the residence
     time of class ``r`` at a station is ``D_r (1 + C(c, a) / (c (1 - rho)))``.
-    The network is product-form (BCMP) for any mix of classes and demands,
-    so the analytic solution is exact for the simulated model; for one
-    class it is also the mean of the first-come-first-served M/M/c queue.
+    A load-dependent station (``Station(slowdown=...)``) follows its own
+    birth-death process, summed exactly (geometric past its last slowdown
+    entry); class ``r`` resides ``D_r E[N] / a`` there. The network is
+    product-form (BCMP) for any mix of classes and demands, so the analytic
+    solution is exact for the simulated model; for one class it is also the
+    mean of the first-come-first-served M/M/c queue.
 
     References
     ----------
@@ -579,7 +582,8 @@ class ClosedNetwork(_Network):
     Stations serve by processor sharing as in :class:`OpenNetwork`, so the
     network is product-form and ``solve`` is exact mean value analysis
     (Reiser and Lavenberg); stations with several servers are load-dependent
-    (rate ``min(n, servers)``) and handled exactly with their marginal
+    (rate ``min(n, servers)``, divided by the slowdown of a
+    ``Station(slowdown=...)``) and handled exactly with their marginal
     queue-length probabilities. The cost grows with the product of
     ``population[c] + 1`` over classes.
 

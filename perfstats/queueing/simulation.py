@@ -215,15 +215,15 @@ class _LoadDependentPSNode(ciw.PSNode):
         before = self.last_occupancy
         after = min(self.number_of_individuals, self.ps_capacity)
         c = self.ps_threshold
+        # work done per unit of time over the period that ended, and time
+        # per unit of work from now on (the loop runs at every event)
+        rate = c / max(before, c) / self.station.slowdown_at(before) if before > 0 else 0.0
+        stretch = max(after, c) / c * (self.station.slowdown_at(after) if after > 0 else 1.0)
         for ind in self.all_individuals:
             if not ind.with_server:
                 continue
-            if before > 0:
-                ind.time_left -= (now - ind.date_last_update) * c / max(before, c) / (
-                    self.station.slowdown_at(before)
-                )
-            slow = self.station.slowdown_at(after) if after > 0 else 1.0
-            ind.service_end_date = now + ind.time_left * max(after, c) / c * slow
+            ind.time_left -= (now - ind.date_last_update) * rate
+            ind.service_end_date = now + ind.time_left * stretch
             ind.date_last_update = now
         self.last_occupancy = after
         self.date_last_update = now

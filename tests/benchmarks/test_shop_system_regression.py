@@ -57,6 +57,14 @@ def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     for row in out["variant2"]:
         for run in row["load_test_runs"]:
             assert run["errors"] == 0 and run["n"] > 50
+    # The calibration load test drives the busiest station (pricing) with the
+    # request type that loads it most, and gives it a slowdown per calls in flight.
+    cal = out["model"]["calibration"]
+    assert cal["workload"]["mix"] == {"checkout": 1.0} and cal["target_load"] == sr.CALIBRATION_LOAD
+    assert all(r["errors"] == 0 for r in cal["runs"])
+    table = out["model"]["slowdown"]["pricing"]
+    assert table is not None and len(table) >= 2 and table[0] == 1.0
+    assert out["model"]["slowdown"]["catalogue"] is None  # a checkout never reaches it
     # The switch interval moves the oracle's response times and CPU: a result
     # file must say which one its services ran with.
     from examples.shop import server
