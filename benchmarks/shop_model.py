@@ -392,8 +392,7 @@ def _fit_scale(
     def utilisation(scale: float) -> float:
         demands = {**kept, **{k: d * scale for k, d in scaled.items()}}
         station = Station(svc, demands=demands, slowdown=table)
-        net = OpenNetwork.__new__(OpenNetwork)  # an unstable trial is refused by solve()
-        net._setup([station], {k: rates[k] for k in classes})
+        net = OpenNetwork([station], arrival_rates={k: rates[k] for k in classes})
         return float(net.solve().utilization[svc])
 
     g_tail = 1.0 if table is None else table[-1]
@@ -402,7 +401,7 @@ def _fit_scale(
     if kept_load >= 1.0 or scaled_load <= 0.0:
         return None
     lo = 1e-6
-    hi = (1.0 - 1e-9 - kept_load) / scaled_load  # the station's stability
+    hi = (1.0 - 1e-9 - kept_load) / scaled_load  # the station's stability: trials stay stable
     if not utilisation(lo) < target < utilisation(hi):
         return None
     return float(brentq(lambda x: utilisation(x) - target, lo, hi, xtol=1e-12))

@@ -27,8 +27,12 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   it at that utilisation) measures each service's CPU per call against the
   calls in flight; the stations become load-dependent
   (``perfstats.queueing.Station(slowdown=...)``) and their demands those of
-  a request served alone. Nothing of a regressed version enters the model.
-  ``--slowdown none`` gives the paper's load-independent stations.
+  a request served alone. The calibration's single request type also gets
+  its demand at each service it visits from that test's utilisation law
+  (exact for one type, where splitting a mixed test's CPU by span time is
+  not); the other types share the rest of the mixed test's CPU. Nothing of
+  a regressed version enters the model. ``--slowdown none`` gives the
+  paper's load-independent stations without a calibration.
 * **Prediction.** Per version: the shop's component test suites before and
   after (30 runs each, and a cProfile profile), then the pipeline of
   :func:`perfstats.detect_system_regression` (local deviations, mapping onto
