@@ -26,12 +26,18 @@ def _span(sid: str, name: str, start: float, end: float, cpu: float, *,
             "service": service, "start": start, "end": end, "cpu": cpu}
 
 
-def test_components_are_scaled_by_their_own_time_alone() -> None:
+def _alone(first: tuple[str, float], second: tuple[str, float]) -> list[dict[str, Any]]:
+    """Twelve calls each of two (name, CPU seconds), one at a time (1 in flight)."""
     spans = []
-    # Two components of different size, each 12 times alone (1 in flight) ...
     for i in range(12):
-        spans.append(_span(f"a{i}", "small", 10.0 * i, 10.0 * i + 1.0, 0.001))
-        spans.append(_span(f"b{i}", "large", 10.0 * i + 5.0, 10.0 * i + 6.0, 0.004))
+        spans.append(_span(f"a{i}", first[0], 10.0 * i, 10.0 * i + 1.0, first[1]))
+        spans.append(_span(f"b{i}", second[0], 10.0 * i + 5.0, 10.0 * i + 6.0, second[1]))
+    return spans
+
+
+def test_components_are_scaled_by_their_own_time_alone() -> None:
+    # Two components of different size, each 12 times alone ...
+    spans = _alone(("small", 0.001), ("large", 0.004))
     # ... and then three at once, each 30 % dearer than alone.
     spans.append(_span("c0", "small", 500.0, 501.0, 0.0013))
     spans.append(_span("c1", "large", 500.0, 501.0, 0.0052))
@@ -132,11 +138,8 @@ def test_calibration_drives_the_busiest_station_with_its_own_request_type() -> N
 
 
 def test_cpu_weight_is_a_ratio_of_means() -> None:
-    spans = []
     # A cheap and a dear call of the same component, alone ...
-    for i in range(12):
-        spans.append(_span(f"a{i}", "f", 10.0 * i, 10.0 * i + 1.0, 0.001))
-        spans.append(_span(f"b{i}", "f", 10.0 * i + 5.0, 10.0 * i + 6.0, 0.003))
+    spans = _alone(("f", 0.001), ("f", 0.003))
     # ... then two at once: the cheap one at its alone cost, the dear one 20 % dearer
     spans.append(_span("c0", "f", 500.0, 501.0, 0.001))
     spans.append(_span("c1", "f", 500.0, 501.0, 0.0036))

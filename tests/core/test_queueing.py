@@ -18,7 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfstats.queueing import ClosedNetwork, OpenNetwork, Station, erlang_c
+from perfstats.queueing import (
+    ClosedNetwork,
+    OpenNetwork,
+    QueueingSolution,
+    SimulationResult,
+    Station,
+    erlang_c,
+)
 
 
 def erlang_c_closed_form(c: int, a: float) -> float:
@@ -345,6 +352,14 @@ def test_bad_models(build: object, match: str) -> None:
 # --- load-dependent stations --------------------------------------------------
 
 
+def assert_simulation_agrees(sol: QueueingSolution, sim: SimulationResult) -> None:
+    """Simulated means within 3 % of the analytic ones, utilisations within 1.5 points."""
+    for cls, r in sol.response_time.items():
+        assert sim.mean_response_time[cls] == pytest.approx(r, rel=0.03)
+    for name, u in sol.utilization.items():
+        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+
+
 def truncated_birth_death(
     a: float, c: int, g: list[float], top: int = 20_000
 ) -> tuple[float, float]:
@@ -473,11 +488,7 @@ def test_load_dependent_simulation_within_3_percent() -> None:
     )
     sol = net.solve()
     assert sol.utilization["pricing"] > net.offered_load()["pricing"] + 0.03
-    sim = net.simulate(n_requests=60_000, rng=17)
-    for cls in ("browse", "buy"):
-        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
-    for name, u in sol.utilization.items():
-        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+    assert_simulation_agrees(sol, net.simulate(n_requests=60_000, rng=17))
 
 
 def test_closed_load_dependent_simulation_within_3_percent() -> None:
@@ -489,12 +500,7 @@ def test_closed_load_dependent_simulation_within_3_percent() -> None:
         population={"u": 3, "v": 2},
         think_times={"u": 1.0, "v": 0.5},
     )
-    sol = net.solve()
-    sim = net.simulate(n_requests=20_000, rng=3)
-    for cls in ("u", "v"):
-        assert sim.mean_response_time[cls] == pytest.approx(sol.response_time[cls], rel=0.03)
-    for name, u in sol.utilization.items():
-        assert sim.utilization[name] == pytest.approx(u, abs=0.015)
+    assert_simulation_agrees(net.solve(), net.simulate(n_requests=20_000, rng=3))
 
 
 def test_slowdown_kept_by_demand_factors_shown_and_checked_for_stability() -> None:
