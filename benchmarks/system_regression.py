@@ -70,7 +70,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -176,20 +176,11 @@ def run_calibration(
     ]  # fmt: skip
 
 
-def build_model(
-    runs: Sequence[LoadTestRun],
-    *,
-    service_times: str = "measured",
-    calibration: Sequence[LoadTestRun] | None = None,
-) -> Model:
+def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured") -> Model:
     """Demands by the utilisation law, per request type a system graph, per service the scv.
 
     ``service_times="exponential"`` gives every station exponential service
     times (scv 1) instead of the variability measured from the spans.
-    ``calibration``: load tests of the original version at a higher load
-    (:func:`run_calibration`); each service's slowdown with the calls in
-    flight comes from them, and the demands become those of a request
-    served alone (``benchmarks/shop_model.py``).
     """
     if service_times not in ("measured", "exponential"):
         raise ValueError(
@@ -202,11 +193,26 @@ def build_model(
         estimate_scv(runs) if service_times == "measured" else {name: 1.0 for name in demands}
     )
     cpu = component_cpu([s for run in runs for s in run.spans])
-    slowdown = None
-    if calibration is not None:
-        slowdown = estimate_slowdown(calibration)
-        demands = alone_demands(demands, slowdown, runs, calibration)
-    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0, slowdown)
+    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0)
+
+
+def with_calibration(
+    model: Model, runs: Sequence[LoadTestRun], calibration: Sequence[LoadTestRun]
+) -> Model:
+    """``model`` (built from ``runs``) with load-dependent stations from ``calibration``.
+
+    ``calibration``: load tests of the original version at a higher load
+    (:func:`run_calibration`); each service's slowdown with the calls in
+    flight comes from them, and the demands become those of a request
+    served alone (``benchmarks/shop_model.py``).
+    """
+    t0 = time.perf_counter()
+    slowdown = estimate_slowdown(calibration)
+    demands = alone_demands(model.demands, slowdown, runs, calibration)
+    return replace(
+        model, demands=demands, slowdown=slowdown,
+        wall_s=model.wall_s + time.perf_counter() - t0,
+    )  # fmt: skip
 
 
 # --- the oracle -------------------------------------------------------------
@@ -523,9 +529,7 @@ def evaluate(
             )
             if on_calibration is not None:
                 on_calibration(calibration_runs)
-        model = build_model(
-            load_runs["fixed"][0], service_times=service_times, calibration=calibration_runs
-        )
+        model = with_calibration(model, load_runs["fixed"][0], calibration_runs)
         calibration = {
             "target_load": calibration_load,
             "workload": {"rate": cal_workload.rate, "mix": dict(cal_workload.mix)},

@@ -77,8 +77,9 @@ def birth_death(station: Station, offered_load: float) -> tuple[float, float]:
     constant and the tail is geometric, summed in closed form. Sums run in
     logarithms: with hundreds of servers the terms exceed a float's range.
     """
+    if station.slowdown is None:
+        raise ValueError(f"station {station.name!r} is not load-dependent; use erlang_c")
     c = station.servers
-    assert station.slowdown is not None
     top = max(len(station.slowdown), c)
     ratio_tail = offered_load * station.slowdown_at(top + 1) / c
     if ratio_tail >= 1.0:

@@ -184,6 +184,11 @@ class Station:
         return self.slowdown[min(n, len(self.slowdown)) - 1]
 
     @property
+    def last_slowdown(self) -> float:
+        """The slowdown with many requests present (1 for a load-independent station)."""
+        return 1.0 if self.slowdown is None else self.slowdown[-1]
+
+    @property
     def load_dependent(self) -> bool:
         """Whether a request's service time depends on the requests present."""
         return self.slowdown is not None
@@ -500,7 +505,7 @@ class OpenNetwork(_Network):
         it is the offered load (the utilisation).
         """
         return {
-            s.name: u * s.slowdown_at(1 << 30)
+            s.name: u * s.last_slowdown
             for s, u in zip(self.stations, self.offered_load().values(), strict=True)
         }
 
@@ -514,7 +519,7 @@ class OpenNetwork(_Network):
             parts = "; ".join(
                 f"station {s.name!r} has utilisation {u:.4g} ({(u - 1.0) * 100:.3g}% over capacity"
                 + (
-                    f", with its slowdown of {s.slowdown_at(1 << 30):g} under load)"
+                    f", with its slowdown of {s.last_slowdown:g} under load)"
                     if s.load_dependent else ")"
                 )
                 for s, u in bad
