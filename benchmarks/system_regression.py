@@ -7,8 +7,12 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   = a busy wait of 10/50/250% of the component's own time) a real open-loop
   load test (Poisson arrivals, request mix of the scenario, warm-up
   excluded), repeated ``--reps`` times; the repetitions are interleaved
-  (all versions once, then again) so that the machine's drift hits every
-  version alike. Response times are pooled over the repetitions; a version
+  (all versions once, then again, each round in another order) so that the
+  machine's drift hits every version alike, and the original runs between
+  every ``--original-every`` versions (:func:`round_order`): this machine's
+  speed drifts by 20% over minutes, and an original measured only at the
+  start of each round once made all nine versions of a workload look
+  slower (or faster) than it. Response times are pooled over the repetitions; a version
   regresses when the rank-sum p <= 0.05 and Cliff's delta is positive and
   beyond negligible (:func:`perfstats.local_deviation`), the same rule as
   the model's verdict. CPU % per
@@ -39,10 +43,11 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   the system graph, propagation to service demands, simulation of the
   model before and after). Its wall time includes the component benchmarks.
   Two departures from the paper, each with an ablation switch: a deviated
-  component's change is carried as its relative change times its CPU time
-  per call in the system's spans (the benchmark process and the services
-  run at different speeds on this machine; ``--local-md`` carries the local
-  MD as the paper does), and each station's service times have the
+  component's change is carried as its relative change (the median of
+  its per-run ratios after/before, runs of the two versions back to back)
+  times its CPU time per call in the system's spans (the benchmark process
+  and the services run at different speeds on this machine; ``--local-md``
+  carries the local MD as the paper does), and each station's service times have the
   variability measured from the spans (``--service-times exponential``
   for the textbook exponential).
 
@@ -69,7 +74,7 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -83,7 +88,7 @@ from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
 from examples.shop.loadgen import Workload
 from examples.shop.server import switch_interval
 
-from .shop_components import run_components
+from .shop_components import relative_changes, run_components
 from .shop_loadtest import LoadTestRun, run_load_test
 from .shop_model import (
     alone_demands,
@@ -108,6 +113,8 @@ SCENARIOS: dict[str, Workload] = {
 VERSIONS = tuple(f"{loc}-{level}" for loc in LOCATIONS for level in INTENSITIES)
 ALPHA = 0.05
 COMPONENT_RUNS = 30
+#: Versions between two load tests of the original in a round (round_order).
+ORIGINAL_EVERY = 3
 # ciw simulates a few thousand requests a second here; 5,000 per version (with
 # common random numbers) keep the simulation noise of Cliff's delta near 0.01
 # and the prediction within seconds.
@@ -282,24 +289,32 @@ def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
 
 
 def calibrated(
-    deviations: dict[str, Any], cpu: dict[str, float] | None
+    deviations: dict[str, Any],
+    cpu: dict[str, float] | None,
+    relative: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The deviations with each MD moved to the system's speed (per request type).
 
     The component benchmark runs in another process, at another time, often
     on another core than the services: on this machine the same loop takes
     1.3 ms in one process and 2 ms in another. What carries over is the
-    relative change; ``md / mean_before`` times the component's CPU time per
-    call in the system's spans (for this request type: a quote prices three
-    items in a checkout and one in a product page) is the change the
-    services see. Components the spans do not know keep their local MD.
+    relative change; it times the component's CPU time per call in the
+    system's spans (for this request type: a quote prices three items in a
+    checkout and one in a product page) is the change the services see.
+    The relative change is ``relative[name]`` where given (the paired
+    estimate of :func:`benchmarks.shop_components.relative_changes`), else
+    ``md / mean_before``. Components the spans do not know keep their local
+    MD.
     """
     if cpu is None:
         return deviations
     out: dict[str, Any] = {}
     for name, dev in deviations.items():
         if dev.deviated and name in cpu and dev.mean_before > 0:
-            out[name] = dev.md * cpu[name] / dev.mean_before
+            rel = relative[name] if relative is not None and name in relative else (
+                dev.md / dev.mean_before
+            )
+            out[name] = rel * cpu[name]
         else:
             out[name] = dev
     return out
@@ -311,6 +326,7 @@ def propagate_per_class(
     graphs: dict[str, Any],
     demands: dict[str, dict[str, float]],
     component_cpu: dict[str, dict[str, float]] | None = None,
+    relative: Mapping[str, float] | None = None,
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """Demand factors per request type, and the deviated components no graph holds.
 
@@ -329,7 +345,9 @@ def propagate_per_class(
     why: dict[str, str] = {}
     for kind, graph in graphs.items():
         base = {svc: d[kind] for svc, d in demands.items() if kind in d}
-        carried = calibrated(deviations, None if component_cpu is None else component_cpu.get(kind))
+        carried = calibrated(
+            deviations, None if component_cpu is None else component_cpu.get(kind), relative
+        )
         prop = perfstats.propagate(carried, local, graph, demand_before=base)
         mapped.update(prop.mapping)
         for c, reason in prop.unmapped.items():
@@ -364,10 +382,11 @@ def predict(
         c: perfstats.local_deviation(before.times[c], after.times[c], alpha=ALPHA, unit="s")
         for c in before.times
     }
+    relative = relative_changes(before, after, [c for c, d in deviations.items() if d.deviated])
     network = model.network(workload)
     factors, unmapped = propagate_per_class(
         deviations, local_graph(before.profile), model.system_graphs, model.demands,
-        model.component_cpu if calibrate else None,
+        model.component_cpu if calibrate else None, relative,
     )
     factors = {k: v for k, v in factors.items() if k in network.classes}
     # The paper's verdict: pooled response times, like the oracle's.
@@ -407,6 +426,41 @@ def outcome(model_regression: bool, oracle_regression: bool) -> str:
 # --- one scenario -----------------------------------------------------------
 
 
+def round_order(versions: Sequence[str], rep: int, reps: int, every: int) -> list[str]:
+    """The load tests of round ``rep`` (0-based) of ``reps``: versions and ``"original"``.
+
+    The versions are rotated by ``rep * every`` so that each sits at another
+    point of every round, and the original runs before each group of
+    ``every`` versions (and once more at the end of the last round): the
+    machine's speed drifts over minutes, and an original measured only at
+    the start of each round made every version of a round that slowed down
+    look like a regression (``every=0``: the original only at the start).
+
+    >>> round_order(["a", "b", "c", "d"], 1, 2, 2)
+    ['original', 'c', 'd', 'original', 'a', 'b', 'original']
+    >>> round_order(["a", "b", "c"], 0, 3, 0)
+    ['original', 'a', 'b', 'c']
+    """
+    if not versions:
+        return ["original"]
+    k = len(versions)
+    if every <= 0:
+        return ["original", *versions]
+    shift = (rep * every) % k
+    rotated = [*versions[shift:], *versions[:shift]]
+    order: list[str] = []
+    for start in range(0, k, every):
+        order += ["original", *rotated[start : start + every]]
+    if rep == reps - 1:
+        order.append("original")
+    return order
+
+
+def load_tests_in(n_versions: int, reps: int, every: int) -> int:
+    """How many load tests :func:`run_scenario` runs."""
+    return sum(len(round_order(["v"] * n_versions, r, reps, every)) for r in range(reps))
+
+
 def run_scenario(
     name: str,
     versions: Sequence[str],
@@ -417,14 +471,19 @@ def run_scenario(
     seed: int,
     keep_spans: bool,
     bar: tqdm | None,
+    original_every: int = ORIGINAL_EVERY,
 ) -> tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]:
-    """Interleaved load tests: ``reps`` rounds of (original, every version)."""
+    """Interleaved load tests: ``reps`` rounds of every version, the original among them.
+
+    The order within a round is :func:`round_order`'s. Every run of a round
+    shares its Poisson arrival times (one seed per round).
+    """
     workload = SCENARIOS[name]
     base: list[LoadTestRun] = []
     runs: dict[str, list[LoadTestRun]] = {v: [] for v in versions}
     for rep in range(reps):
         rep_seed = seed + 1000 * rep + list(SCENARIOS).index(name)
-        for version in ("original", *versions):
+        for version in round_order(versions, rep, reps, original_every):
             if bar is not None:
                 bar.set_postfix_str(f"{name} rep {rep + 1} {version}")
             inj = Injection() if version == "original" else Injection.parse(version)
@@ -455,6 +514,12 @@ def run_summary(run: LoadTestRun) -> dict[str, Any]:
 LoadRuns = dict[str, tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]]
 
 
+def oracle_load_tests(scenarios: Sequence[str], n_versions: int, reps: int, every: int) -> int:
+    """How many load tests :func:`run_oracle` runs."""
+    per_scenario = load_tests_in(n_versions, reps, every)
+    return len(scenarios) * per_scenario + ("fixed" not in scenarios) * load_tests_in(0, reps, 0)
+
+
 def run_oracle(
     scenarios: Sequence[str],
     versions: Sequence[str],
@@ -464,6 +529,7 @@ def run_oracle(
     reps: int,
     seed: int,
     bar: tqdm | None,
+    original_every: int = ORIGINAL_EVERY,
 ) -> LoadRuns:
     """Every load test: per scenario, the original's runs and each version's.
 
@@ -475,6 +541,7 @@ def run_oracle(
         out[name] = run_scenario(
             name, versions if name in scenarios else (), duration=duration, warmup=warmup,
             reps=reps, seed=seed, keep_spans=name == "fixed", bar=bar,
+            original_every=original_every,
         )
     return out
 
@@ -497,6 +564,7 @@ def evaluate(
     calibration_load: float = CALIBRATION_LOAD,
     calibration_runs: list[LoadTestRun] | None = None,
     on_calibration: Callable[[list[LoadTestRun]], None] | None = None,
+    original_every: int = ORIGINAL_EVERY,
 ) -> dict[str, Any]:
     """Run the load tests (unless given) and predictions; the JSON document of the results.
 
@@ -506,11 +574,12 @@ def evaluate(
     """
     n_tests = 0
     if load_runs is None:
-        n_tests = reps * (len(scenarios) * (len(versions) + 1) + ("fixed" not in scenarios))
+        n_tests = oracle_load_tests(scenarios, len(versions), reps, original_every)
     bar = tqdm(total=n_tests + len(scenarios) * len(versions), disable=not progress, desc="system")
     if load_runs is None:
         load_runs = run_oracle(
-            scenarios, versions, duration=duration, warmup=warmup, reps=reps, seed=seed, bar=bar
+            scenarios, versions, duration=duration, warmup=warmup, reps=reps, seed=seed, bar=bar,
+            original_every=original_every,
         )
     # Import what the pipeline uses (scipy.stats, networkx, ciw) before any
     # prediction is timed: a process pays it once, whatever it predicts.
@@ -605,6 +674,7 @@ def evaluate(
         "duration_s": duration,
         "warmup_s": warmup,
         "reps": reps,
+        "original_every": original_every,
         "seed": seed,
         "component_runs": component_runs,
         "simulated_requests": simulated_requests,
@@ -705,6 +775,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="measured seconds per load test, after the warm-up")
     parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds (excluded)")
     parser.add_argument("--reps", type=int, default=3, help="repetitions of each load test")
+    parser.add_argument("--original-every", type=int, default=ORIGINAL_EVERY,
+                        help="versions between two load tests of the original in a round "
+                             "(0: the original only at the start of each round)")
     parser.add_argument("--seed", type=int, default=20250)
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     parser.add_argument("--no-progress", action="store_true")
@@ -741,17 +814,20 @@ def main(argv: list[str] | None = None) -> int:
             saved = pickle.load(fh)
         load_runs = saved["runs"]
         args.duration, args.warmup, args.reps = saved["duration"], saved["warmup"], saved["reps"]
+        # Load tests saved before the original ran among the versions had it first only.
+        args.original_every = saved.get("original_every", 0)
     elif args.save_runs is not None:
-        bar = tqdm(total=args.reps * (len(scenarios) * (len(versions) + 1)
-                                      + ("fixed" not in scenarios)),
+        bar = tqdm(total=oracle_load_tests(scenarios, len(versions), args.reps,
+                                           args.original_every),
                    disable=args.no_progress, desc="load tests")
         load_runs = run_oracle(scenarios, versions, duration=args.duration, warmup=args.warmup,
-                               reps=args.reps, seed=args.seed, bar=bar)
+                               reps=args.reps, seed=args.seed, bar=bar,
+                               original_every=args.original_every)
         bar.close()
         args.save_runs.parent.mkdir(parents=True, exist_ok=True)
         with args.save_runs.open("wb") as fh:
             pickle.dump({"runs": load_runs, "duration": args.duration, "warmup": args.warmup,
-                         "reps": args.reps}, fh)
+                         "reps": args.reps, "original_every": args.original_every}, fh)
     if args.oracle_only:
         if args.save_runs is None:
             parser.error("--oracle-only needs --save-runs")
@@ -773,6 +849,7 @@ def main(argv: list[str] | None = None) -> int:
         service_times=args.service_times, calibrate=not args.local_md,
         slowdown=args.slowdown == "measured", calibration_load=args.calibration_load,
         calibration_runs=calibration_runs, on_calibration=keep_calibration,
+        original_every=args.original_every,
     )
     if args.load_runs is not None:
         # The load tests ran in an earlier process (--save-runs); only the

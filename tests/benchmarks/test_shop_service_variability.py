@@ -77,3 +77,7 @@ def test_component_cpu_per_request_type_and_calibrated_mds() -> None:
     assert carried["quote"] == pytest.approx(0.5 * 0.002, rel=1e-9)
     assert carried["apply_discounts"] is quiet
     assert calibrated({"quote": dev}, None)["quote"] is dev
+    # A paired estimate of the relative change, where given, replaces md / mean_before.
+    paired = calibrated({"quote": dev, "apply_discounts": quiet}, cpu["product"], {"quote": 0.4})
+    assert paired["quote"] == pytest.approx(0.4 * 0.002, rel=1e-9)
+    assert paired["apply_discounts"] is quiet

@@ -57,6 +57,9 @@ def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     for row in out["variant2"]:
         for run in row["load_test_runs"]:
             assert run["errors"] == 0 and run["n"] > 50
+    # The original runs before the two versions and after them (round_order).
+    assert len(out["original_runs"]["variant2"]) == 2
+    assert out["settings"]["original_every"] == sr.ORIGINAL_EVERY
     # The calibration load test drives the busiest station (pricing) with the
     # request type that loads it most, and gives it a slowdown per calls in flight.
     cal = out["model"]["calibration"]
