@@ -12,11 +12,11 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   every ``--original-every`` versions (:func:`round_order`): this machine's
   speed drifts by 20% over minutes, and an original measured only at the
   start of each round once made all nine versions of a workload look
-  slower (or faster) than it. Response times are pooled over the repetitions; a version
-  regresses when the rank-sum p <= 0.05 and Cliff's delta is positive and
-  beyond negligible (:func:`perfstats.local_deviation`), the same rule as
-  the model's verdict. CPU % per
-  service comes from the processes' CPU time.
+  slower (or faster) than it. Response times are pooled over the
+  repetitions; a version regresses when the rank-sum p <= 0.05 and Cliff's
+  delta is positive and beyond negligible (:func:`perfstats.local_deviation`),
+  the same rule as the model's verdict. CPU % per service comes from the
+  processes' CPU time.
 * **Model.** Built once from the load tests of the original version under
   the fixed workload (paper IV-E): the system call graph from the services'
   spans, the queueing network's demands by the utilisation law
@@ -47,8 +47,8 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   its per-run ratios after/before, runs of the two versions back to back)
   times its CPU time per call in the system's spans (the benchmark process
   and the services run at different speeds on this machine; ``--local-md``
-  carries the local MD as the paper does), and each station's service times have the
-  variability measured from the spans (``--service-times exponential``
+  carries the local MD as the paper does), and each station's service
+  times have the variability measured from the spans (``--service-times exponential``
   for the textbook exponential).
 
 Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
@@ -311,9 +311,7 @@ def calibrated(
     out: dict[str, Any] = {}
     for name, dev in deviations.items():
         if dev.deviated and name in cpu and dev.mean_before > 0:
-            rel = relative[name] if relative is not None and name in relative else (
-                dev.md / dev.mean_before
-            )
+            rel = (relative or {}).get(name, dev.md / dev.mean_before)
             out[name] = rel * cpu[name]
         else:
             out[name] = dev
