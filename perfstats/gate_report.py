@@ -86,9 +86,9 @@ def gate_table(result: GateResult) -> str:
     >>> print(gate_table(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500)))
     ... # doctest: +NORMALIZE_WHITESPACE
     benchmark  runs   change   CI                 p_adj    cliff  verdict     runs needed
-    a          20/20  +10.00%  [+9.30%, +10.74%]  6.8e-08  +1.00  REGRESSION
+    a          20/20  +10.00%  [+9.28%, +10.69%]  6.8e-08  +1.00  REGRESSION
     1 benchmarks (median, threshold 2%, FDR 0.05, 95% CI): 1 regression, 0 improvement,
-    0 equivalent, 0 inconclusive. Geometric mean +10.00% [+9.28%, +10.72%].
+    0 equivalent, 0 inconclusive. Geometric mean +10.00% [+9.30%, +10.71%].
     """
     rows = [_HEADER, *_rows(result)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]

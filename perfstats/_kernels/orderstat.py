@@ -19,7 +19,8 @@ and on whichever thread: the quantiles of one call form one coherent
 resample, and asking for one quantile alone gives the same values.
 
 Gamma variates: Marsaglia & Tsang (2000), "A simple method for generating
-gamma variables", ACM TOMS 26(3); normals by Box-Muller.
+gamma variables", ACM TOMS 26(3); normals and exponentials by the ziggurat
+(:mod:`perfstats._kernels.ziggurat`).
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ import numpy as np
 from .quantile import lerp, linear_position
 from .random import next_u64, stream_state
 from .twins import twins
+from .ziggurat import exponential, normal
 
 # Nodes of at most this many ranks are drawn as sorted uniforms.
 LEAF = 16
 _CHUNKS = 64
-_TWO_PI = 2.0 * math.pi
 _INV53 = 1.0 / 9007199254740992.0
 
 
@@ -48,28 +49,17 @@ def _open_unit(state: np.uint64) -> tuple[np.uint64, float]:
 
 
 @nb.njit(cache=True)
-def _normal(state: np.uint64) -> tuple[np.uint64, float]:
-    state, u1 = _open_unit(state)
-    state, u2 = _open_unit(state)
-    return state, math.sqrt(-2.0 * math.log(u1)) * math.cos(_TWO_PI * u2)
-
-
-@nb.njit(cache=True)
-def _gamma(state: np.uint64, alpha: float, x: float) -> tuple[np.uint64, float]:
-    """Gamma(alpha, 1) for alpha >= 1 (Marsaglia & Tsang), first trying normal ``x``."""
+def _gamma(state: np.uint64, alpha: float) -> tuple[np.uint64, float]:
+    """Gamma(alpha, 1) for alpha >= 1 (Marsaglia & Tsang)."""
     d = alpha - 1.0 / 3.0
-    return _gamma_dc(state, d, 1.0 / math.sqrt(9.0 * d), x)
+    return _gamma_dc(state, d, 1.0 / math.sqrt(9.0 * d))
 
 
 @nb.njit(cache=True)
-def _gamma_dc(state: np.uint64, d: float, c: float, x: float) -> tuple[np.uint64, float]:
+def _gamma_dc(state: np.uint64, d: float, c: float) -> tuple[np.uint64, float]:
     """:func:`_gamma` given its constants ``d = alpha - 1/3`` and ``c = 1 / sqrt(9 d)``."""
-    first = True
     while True:
-        if first:
-            first = False
-        else:
-            state, x = _normal(state)
+        state, x = normal(state)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
@@ -93,12 +83,8 @@ def beta(state: np.uint64, a: int, b: int) -> tuple[np.uint64, float]:
             # 1 - U^(1/b), kept accurate for large b.
             return state, -math.expm1(math.log(u) / b)
         return state, math.exp(math.log(u) / a)
-    # One Box-Muller pair feeds both gammas' first attempts.
-    state, u1 = _open_unit(state)
-    state, u2 = _open_unit(state)
-    r = math.sqrt(-2.0 * math.log(u1))
-    state, x = _gamma(state, float(a), r * math.cos(_TWO_PI * u2))
-    state, y = _gamma(state, float(b), r * math.sin(_TWO_PI * u2))
+    state, x = _gamma(state, float(a))
+    state, y = _gamma(state, float(b))
     return state, x / (x + y)
 
 
@@ -307,29 +293,12 @@ def gap_constants(n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return shape, d, c
 
 
-@nb.njit(cache=True)
-def _gap(
-    state: np.uint64, shape: int, d: float, c: float, spare: float
-) -> tuple[np.uint64, float, float]:
-    """Gamma(shape, 1) for an integer shape >= 1 (constants ``d``, ``c``), and the spare normal.
-
-    A Box-Muller pair gives two normals; the second (``spare``, NaN when
-    none is left) is the first try of the next gap.
-    """
+@nb.njit(cache=True, inline="always")
+def _gap(state: np.uint64, shape: int, d: float, c: float) -> tuple[np.uint64, float]:
+    """Gamma(shape, 1) for an integer shape >= 1 (constants ``d``, ``c``)."""
     if shape == 1:
-        state, u = _open_unit(state)
-        return state, -math.log(u), spare
-    if spare == spare:
-        z = spare
-        spare = math.nan
-    else:
-        state, u1 = _open_unit(state)
-        state, u2 = _open_unit(state)
-        r = math.sqrt(-2.0 * math.log(u1))
-        z = r * math.cos(_TWO_PI * u2)
-        spare = r * math.sin(_TWO_PI * u2)
-    state, g = _gamma_dc(state, d, c, z)
-    return state, g, spare
+        return exponential(state)
+    return _gamma_dc(state, d, c)
 
 
 # A call's chains, the same for every resample: ``m[g]`` ranks in chain
@@ -376,39 +345,33 @@ def chain_plans(n: int, qs: np.ndarray, marginal: bool) -> Chains:
     return m, first, shape, d, c, slots, weight
 
 
-@nb.njit(cache=True, inline="always")
-def _chains_draw(
-    sorted_x: np.ndarray, plans: Chains, key: np.uint64, r: int, values: np.ndarray, out: np.ndarray
-) -> None:
-    """Resample ``r``'s quantiles into ``out[r]``: every chain from the resample's stream."""
-    m, first, shape, d, c, slots, weight = plans
-    n = sorted_x.size
-    start = stream_state(key, r)
-    for g in range(m.size):
-        state = start
-        k = m[g]
-        total = 0.0
-        spare = math.nan
-        for t in range(k):
-            state, gap, spare = _gap(state, shape[g, t], d[g, t], c[g, t], spare)
-            total += gap
-            values[t] = total
-        state, gap, spare = _gap(state, shape[g, k], d[g, k], c[g, k], spare)
-        total += gap
-        for t in range(k):
-            # values / total is U_(rank); the scratch now takes its sample value.
-            values[t] = sorted_x[min(int(n * (values[t] / total)), n - 1)]
-        for i in range(first[g], first[g + 1]):
-            out[r, i] = lerp(values[slots[i, 0]], values[slots[i, 1]], weight[i])
-
-
 @nb.njit(cache=True)
 def _chains_chunk(
-    sorted_x: np.ndarray, plans: Chains, first: int, last: int, key: np.uint64, out: np.ndarray
+    sorted_x: np.ndarray, plans: Chains, first_r: int, last_r: int, key: np.uint64, out: np.ndarray
 ) -> None:
-    values = np.empty(plans[2].shape[1])
-    for r in range(first, last):
-        _chains_draw(sorted_x, plans, key, r, values, out)
+    """Resamples ``first_r`` to ``last_r - 1``, each chain from the resample's own stream."""
+    # Unpacked once: a tuple of arrays handled per resample costs reference
+    # counting that measured three times the draws themselves.
+    m, first, shape, d, c, slots, weight = plans
+    n = sorted_x.size
+    values = np.empty(shape.shape[1])
+    for r in range(first_r, last_r):
+        start = stream_state(key, r)
+        for g in range(m.size):
+            state = start
+            k = m[g]
+            total = 0.0
+            for t in range(k):
+                state, gap = _gap(state, shape[g, t], d[g, t], c[g, t])
+                total += gap
+                values[t] = total
+            state, gap = _gap(state, shape[g, k], d[g, k], c[g, k])
+            total += gap
+            for t in range(k):
+                # values / total is U_(rank); the scratch now takes its sample value.
+                values[t] = sorted_x[min(int(n * (values[t] / total)), n - 1)]
+            for i in range(first[g], first[g + 1]):
+                out[r, i] = lerp(values[slots[i, 0]], values[slots[i, 1]], weight[i])
 
 
 def _chain_resample_quantiles(

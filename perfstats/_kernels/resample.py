@@ -37,7 +37,7 @@ _CHUNKS = 64
 _SCAN_BLOCK = 32
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _fill_iid(counts: np.ndarray, state: np.uint64) -> tuple[np.uint64, int]:
     n = counts.size
     m = 0
@@ -83,7 +83,7 @@ def resample_size(kind: int, n: int, b: int) -> int:
     return n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _fill_unwrapped(
     counts: np.ndarray, ranks: np.ndarray, b: int, starts: int, size: int, state: np.uint64
 ) -> tuple[np.uint64, int]:
@@ -124,7 +124,7 @@ def _count_wrapped(counts: np.ndarray, ranks: np.ndarray, pos: int, take: int) -
             pos = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _fill_circular(
     counts: np.ndarray, ranks: np.ndarray, b: int, state: np.uint64
 ) -> tuple[np.uint64, int]:
@@ -160,7 +160,7 @@ def stationary_block(
     return state, start, min(length, room)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _fill_stationary(
     counts: np.ndarray, ranks: np.ndarray, mean_block: float, state: np.uint64
 ) -> tuple[np.uint64, int]:
@@ -176,7 +176,7 @@ def _fill_stationary(
     return state, m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def fill_counts(
     counts: np.ndarray,
     ranks: np.ndarray,

@@ -129,7 +129,7 @@ def change_distribution(
     >>> old, new = rng.lognormal(3, 0.1, 200), rng.lognormal(3, 0.1, 200) * 1.05
     >>> fig = plots.change_distribution(old, new, n_resamples=2000, rng=1)
     >>> fig.axes[0].get_title()
-    'median: +4.42% [+2.31%, +7.62%] at 95%, slower'
+    'median: +4.42% [+2.39%, +7.59%] at 95%, slower'
     """
     gen = np.random.default_rng(rng)
     seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]
