@@ -109,11 +109,11 @@ Why figures differ from the paper:
 * SuperFlow-3 here uses the reference code's block scheme
   (block_kind="superflow": floor((n - b) / b) blocks from n - b starts, so
   resamples are shorter than n and intervals wider). With the rule's default
-  textbook moving blocks it stops a little earlier and scores 93.3-94.1 over
+  textbook moving blocks it stops a little earlier and scores 93.3-94.2 over
   seeds 0-4, 1.8-2.6 points under the paper. Metior uses the same scheme,
   as its public artifact does: with it Metior scores 69.4 / 57.4 (cold /
-  warm; reference code 69.60 / 57.08) and stops at 28.6 / 31.0 (28.1 /
-  30.4); with textbook blocks, 68.5 / 54.7 at 26.1 / 29.6.
+  warm; reference code 69.60 / 57.08) and stops at 28.5 / 30.9 (28.1 /
+  30.4); with textbook blocks, 68.5 / 54.7 at 26.1 / 29.5.
 * Sets under 11 points (the first judgements) are too short for
   Politis-White; SuperFlow-3 and Metior use blocks of 1 there.
 """
