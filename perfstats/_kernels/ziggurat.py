@@ -70,8 +70,11 @@ def _strips(
         # How far the last strip overshoots (> 0) or falls short of the mode.
         return density(x[LAYERS - 1]) + area / x[LAYERS - 1] - 1.0, x
 
-    for _ in range(200):
+    while True:
         mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            # Adjacent doubles: hi is the first r whose strips all fit.
+            break
         excess, _ = close(mid)
         if excess > 0.0:
             lo = mid
