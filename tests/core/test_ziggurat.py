@@ -24,21 +24,23 @@ from perfstats._kernels.random import stream_state
 
 
 @nb.njit
+def _draws(n: int, key: np.uint64, exponential: bool) -> np.ndarray:
+    state = stream_state(key, 0)
+    out = np.empty(n)
+    for i in range(n):
+        if exponential:
+            state, out[i] = zg.exponential(state)
+        else:
+            state, out[i] = zg.normal(state)
+    return out
+
+
 def _normals(n: int, key: np.uint64) -> np.ndarray:
-    state = stream_state(key, 0)
-    out = np.empty(n)
-    for i in range(n):
-        state, out[i] = zg.normal(state)
-    return out
+    return _draws(n, key, False)
 
 
-@nb.njit
 def _exponentials(n: int, key: np.uint64) -> np.ndarray:
-    state = stream_state(key, 0)
-    out = np.empty(n)
-    for i in range(n):
-        state, out[i] = zg.exponential(state)
-    return out
+    return _draws(n, key, True)
 
 
 @nb.njit
