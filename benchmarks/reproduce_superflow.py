@@ -27,16 +27,15 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor
 from contextlib import ExitStack
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from perfstats.replay import replay
+from perfstats.replay import replay, worker_pool
 from perfstats.rules import (
     CIWidth,
     Fixed,
@@ -187,15 +186,7 @@ def run(
     """
     n_workers = (os.cpu_count() or 1) if workers is None else workers
     with ExitStack() as stack:
-        pool = None
-        if n_workers > 1:
-            # Forked workers start in a fraction of a second; the fork happens
-            # at the first submit, before any kernel (or numba thread pool)
-            # runs in this process, and forked children never enter numba's
-            # thread pool (perfstats._kernels.threads).
-            linux = sys.platform.startswith("linux")
-            context = get_context("fork" if linux else "spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(n_workers, mp_context=context))
+        pool = stack.enter_context(worker_pool(n_workers)) if n_workers > 1 else None
         return [
             _scored(name, start, rule, traces, pool, n_workers, progress)
             for name, rule in rules.items()
@@ -208,7 +199,7 @@ def _scored(
     start: str,
     rule: Rule,
     traces: dict[str, np.ndarray],
-    pool: ProcessPoolExecutor | None,
+    pool: Executor | None,
     workers: int,
     progress: bool,
 ) -> dict[str, Any]:

@@ -248,6 +248,45 @@ def sweep(
     return _frame(rows, ["rule", *COLUMNS])
 
 
+def worker_pool(workers: int | None = None) -> ProcessPoolExecutor:
+    """Worker processes set up as :func:`replay`'s own, to share between many replays.
+
+    Each :func:`replay` or :func:`sweep` without an ``executor`` starts its
+    own workers and stops them at the end (tens of milliseconds each time).
+    A script that replays rule after rule can start them once and pass this
+    pool as ``executor``: forked where the platform allows it (they start at
+    the first replay), never entering numba's thread pool. Their kernels
+    load from numba's cache on first use. Shut the pool down when done
+    (``with worker_pool() as pool: ...``).
+
+    Parameters
+    ----------
+    workers : int, optional
+        Worker processes (default: the number of CPUs).
+
+    Returns
+    -------
+    concurrent.futures.ProcessPoolExecutor
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.replay import replay, worker_pool
+    >>> from perfstats.rules import CIWidth, Fixed
+    >>> rng = np.random.default_rng(0)
+    >>> traces = {"a": rng.normal(100, 1, 200), "b": rng.normal(100, 30, 200)}
+    >>> with worker_pool(2) as pool:
+    ...     stops = [replay(rule, traces, progress=False, executor=pool)["stop_n"].tolist()
+    ...              for rule in (CIWidth(error=0.01, interval=5, min_n=10), Fixed(n=50))]
+    >>> stops
+    [[10, 200], [50, 50]]
+    """
+    n_workers = (os.cpu_count() or 1) if workers is None else check_int(workers, "workers")
+    return ProcessPoolExecutor(
+        max_workers=n_workers, mp_context=_context(), initializer=_init_worker
+    )
+
+
 def _execute(
     jobs: list[_Job],
     tasks: list[tuple[int, ...]],
@@ -412,9 +451,7 @@ def _run_parallel(
     results: dict[int, list[tuple[Any, ...]]],
     bar: Any,
 ) -> None:
-    with ProcessPoolExecutor(
-        max_workers=n_workers, mp_context=_context(), initializer=_init_worker
-    ) as pool:
+    with worker_pool(n_workers) as pool:
         _run_on(pool, jobs, tasks, results, bar)
 
 

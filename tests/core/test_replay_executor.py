@@ -75,3 +75,24 @@ def test_single_threaded_is_per_thread_and_restored() -> None:
             worker.join()
             assert seen == [True]  # another thread of the process is not affected
         assert use_threads(big)
+
+
+def test_one_worker_pool_serves_many_replays_bit_for_bit(
+    scope_traces: dict[str, np.ndarray],
+) -> None:
+    from perfstats.replay import worker_pool
+
+    traces, rules = _protocol_a_part(scope_traces)
+    with worker_pool(2) as pool:
+        for rule in rules.values():
+            shared = replay(rule, traces, progress=False, executor=pool)
+            pd.testing.assert_frame_equal(
+                shared, replay(rule, traces, workers=1, progress=False), check_exact=True
+            )
+
+
+def test_worker_pool_rejects_a_bad_count() -> None:
+    from perfstats.replay import worker_pool
+
+    with pytest.raises(ValueError, match="workers"):
+        worker_pool(0)
