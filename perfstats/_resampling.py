@@ -115,19 +115,14 @@ def resampled_stats(
     i.i.d. bootstrap of the points they can start at, drawn by
     order-statistic chains (see :func:`single_point_pool`).
     """
-    if (
-        not with_mean
-        and qs.size
-        and engine == "auto"
-        and scheme.block == 1.0
-        and scheme.sorted_x.size >= SINGLE_POINT_CHAIN_MIN_N
-    ):
+    path = resampling_path(scheme, qs.size, with_mean, engine)
+    if path == "single-point":
         return iid_quantiles(single_point_pool(scheme), qs, n_resamples, key, "auto")
-    if not with_mean and qs.size and engine == "auto" and use_class_engine(scheme, qs.size):
+    if path == "class":
         return band_stats(scheme, qs, n_resamples, key, classes=True)
-    if not with_mean and qs.size and use_band_engine(scheme):
+    if path == "band":
         return band_stats(scheme, qs, n_resamples, key)
-    if not with_mean and qs.size and use_table_engine(scheme, qs.size):
+    if path == "table":
         return table_stats(scheme, qs, n_resamples, key)
     order = np.argsort(qs, kind="stable")
     out = run_kernel(
@@ -144,6 +139,29 @@ def resampled_stats(
             restored[:, -1] = out[:, -1]
         return restored
     return out
+
+
+def resampling_path(scheme: Scheme, n_quantiles: int, with_mean: bool, engine: str) -> str:
+    """Which engine :func:`resampled_stats` takes (see there for why).
+
+    One of ``"single-point"``, ``"class"``, ``"band"``, ``"table"`` and
+    ``"direct"``.
+    """
+    if with_mean or not n_quantiles:
+        return "direct"
+    if (
+        engine == "auto"
+        and scheme.block == 1.0
+        and scheme.sorted_x.size >= SINGLE_POINT_CHAIN_MIN_N
+    ):
+        return "single-point"
+    if engine == "auto" and use_class_engine(scheme, n_quantiles):
+        return "class"
+    if use_band_engine(scheme):
+        return "band"
+    if use_table_engine(scheme, n_quantiles):
+        return "table"
+    return "direct"
 
 
 # A chain costs about 0.55 us per resample of three quartiles at any n,
@@ -217,6 +235,60 @@ def named_distribution(
         return iid_quantiles(sorted_x, qs, n_resamples, key, engine)[:, 0].copy()
     scheme = make_scheme(x, block_length, block_kind, order)
     return resampled_stats(scheme, qs, False, n_resamples, key, engine)[:, 0].copy()
+
+
+def nested_named_distributions(
+    x: FloatArray,
+    n_first: int,
+    stat: str | float,
+    n_resamples: int,
+    block_length: Any,
+    block_kind: str,
+    keys: tuple[np.uint64, np.uint64],
+    order: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`named_distribution` of the first ``n_first`` points and of all of ``x``.
+
+    The numbers of the two calls (``keys[0]`` for the first points,
+    ``keys[1]`` for all), computed together: when both go through window
+    tables and no window wraps around, one set of tables (the whole
+    sample's) and one kernel call serve both (see
+    :func:`table_quantiles`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._resampling import named_distribution, nested_named_distributions
+    >>> from perfstats._rng import stream_key
+    >>> x = np.random.default_rng(0).normal(10.0, 1.0, size=400)
+    >>> keys = (stream_key(1), stream_key(2))
+    >>> first, whole = nested_named_distributions(x, 390, "median", 200, 12, "moving", keys)
+    >>> bool(np.array_equal(first, named_distribution(x[:390], "median", 200, 12, "moving",
+    ...                                               keys[0])))
+    True
+    """
+    if order is None:
+        order = np.argsort(x, kind="stable")
+    # The stable order of all points, without the later ones, is the stable
+    # order of the first points.
+    first_order = order[order < n_first]
+    first_x = x[:n_first]
+    if stat != "mean" and block_length is not None and block_kind != "circular":
+        scheme = make_scheme(x, block_length, block_kind, order)
+        first = make_scheme(first_x, block_length, block_kind, first_order)
+        if (
+            first.block == scheme.block
+            and resampling_path(scheme, 1, False, "auto") == "table"
+            and resampling_path(first, 1, False, "auto") == "table"
+        ):
+            qs = np.array([0.5 if stat == "median" else float(stat)])
+            both = table_quantiles(scheme, qs, n_resamples, [n_first, x.size], list(keys))
+            return both[0, :, 0].copy(), both[1, :, 0].copy()
+    return (
+        named_distribution(first_x, stat, n_resamples, block_length, block_kind, keys[0],
+                           order=first_order),
+        named_distribution(x, stat, n_resamples, block_length, block_kind, keys[1], order=order),
+    )  # fmt: skip
 
 
 def check_engine(engine: Any, *, iid: bool, quantiles: bool) -> str:
@@ -441,20 +513,46 @@ def table_stats(scheme: Scheme, qs: FloatArray, n_resamples: int, key: np.uint64
     >>> bool(np.array_equal(table_stats(scheme, qs, 200, np.uint64(3)), direct[:, ::-1]))
     True
     """
+    return table_quantiles(scheme, qs, n_resamples, [scheme.sorted_x.size], [key])[0]
+
+
+def table_quantiles(
+    scheme: Scheme,
+    qs: FloatArray,
+    n_resamples: int,
+    sizes: list[int],
+    keys: list[np.uint64],
+) -> np.ndarray:
+    """Block-bootstrap quantiles of the first ``sizes[i]`` points, from one set of tables.
+
+    Returns an array ``(len(sizes), n_resamples, qs.size)``: set ``i``
+    resamples the first ``sizes[i]`` points of the scheme's sample under
+    stream key ``keys[i]``, with the numbers :func:`table_stats` gives for
+    that prefix alone. A window of a prefix is a window of the whole sample
+    when no window wraps around, so every prefix reads the whole sample's
+    tables (ranks among all points order a prefix's points as well as its
+    own ranks do); circular schemes, whose windows wrap at the prefix's
+    end, take the whole sample only.
+    """
     n = scheme.sorted_x.size
     b = int(1.0 if scheme.block is None else scheme.block)
-    # The reference scheme drops the remainder; the others end on a short block.
-    tail = 0 if scheme.kind == kr.SUPERFLOW else n % b
-    tables = kt.window_tables(scheme.ranks, b, kr.window_starts(scheme.kind, n, b), tail)
+    if scheme.kind == kr.CIRCULAR and any(size != n for size in sizes):
+        raise ValueError("circular windows of a prefix wrap at its end: resample it alone")
+    tables = kt.window_tables(scheme.ranks, b, kr.window_starts(scheme.kind, n, b))
     order = np.argsort(qs, kind="stable")
     sorted_qs = np.ascontiguousarray(qs[order], dtype=np.float64)
     n_blocks = n // b
     # Per resample and block: a coarse row, then per quantile a fine row and a mask.
-    work = n_resamples * n_blocks * (4 + 12 * sorted_qs.size)
+    work = len(sizes) * n_resamples * n_blocks * (4 + 12 * sorted_qs.size)
     out: np.ndarray = run_kernel(
         kt.table_serial,
         kt.table_parallel,
         work,
-        scheme.sorted_x, sorted_qs, tables, scheme.kind, b, np.uint64(key), n_resamples,
+        scheme.sorted_x, scheme.ranks, np.array(sizes, np.int64), np.array(keys, np.uint64),
+        sorted_qs, tables, scheme.kind, b, n_resamples,
     )  # fmt: skip
-    return _in_order(out, order)
+    if order.size > 1 and np.any(order[1:] < order[:-1]):
+        restored = np.empty_like(out)
+        restored[:, :, order] = out
+        return restored
+    return out

@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 
 from .quantile import lerp, linear_position
-from .random import hi_index, next_u64, stream_state
+from .random import high_u32, nth_u64, stream_state
 from .resample import CIRCULAR, SUPERFLOW
 from .twins import twins
 
@@ -76,10 +76,9 @@ def block_table(
     return below
 
 
-# The coarse and fine counts (as uint64 words) and the masks of the full
-# windows, then the same of the windows of the last, shorter block, each
-# group-major (see window_tables).
-Tables = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+# The coarse and fine counts (as uint64 words) and the masks of the
+# windows, group-major (see window_tables).
+Tables = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 # Columns of the coarse table: a row is four uint64 words of four int16
 # counts, summed four lanes at a time (so n < 15 * 2**COARSE).
@@ -105,6 +104,16 @@ def _spread_bits() -> np.ndarray:
     return out
 
 
+@nb.njit(cache=True)
+def _lane_steps() -> np.ndarray:
+    """``steps[k]``: +1 in each of the 16 int16 lanes ``>= k`` of four uint64 words."""
+    out = np.zeros((17, 4), np.uint64)
+    for k in range(17):
+        for lane in range(k, 16):
+            out[k, lane >> 2] += np.uint64(1) << np.uint64(16 * (lane & 3))
+    return out
+
+
 @nb.njit(cache=True, inline="always")
 def _unpack(w0: np.uint64, w1: np.uint64, w2: np.uint64, w3: np.uint64, out: np.ndarray) -> None:
     """The 16 int16 lanes of four uint64 words into ``out[0:16]``."""
@@ -117,6 +126,7 @@ def _unpack(w0: np.uint64, w1: np.uint64, w2: np.uint64, w3: np.uint64, out: np.
 
 
 _LANE = np.uint64(0xFFFF)
+_S32 = np.uint64(32)
 _NIBBLE = np.uint64(15)
 _S4 = np.uint64(4)
 _S8 = np.uint64(8)
@@ -157,34 +167,45 @@ def window_masks(ranks: np.ndarray, b: int, n_starts: int) -> np.ndarray:
     return masks
 
 
-def window_tables(ranks: np.ndarray, b: int, n_starts: int, tail: int) -> Tables:
-    """The tables of the windows of ``b`` points and of the last block's ``tail``.
+@nb.njit(cache=True)
+def _coarse_from_fine(fine: np.ndarray, b: int) -> np.ndarray:
+    """The coarse counts (group-major, four lanes) read off the fine table.
+
+    Coarse boundary ``c`` (rank ``c << COARSE``) is fine boundary ``16 c``,
+    the first column of coarse group ``c``; boundaries past the last group
+    count every point of a window.
+    """
+    groups, rows, _ = fine.shape
+    coarse = np.full((COARSE_COLUMNS // 4, rows, 4), b, np.int16)
+    for c in range(groups):
+        for s in range(rows):
+            coarse[c >> 2, s, c & 3] = fine[c, s, 0]
+    return coarse
+
+
+def window_tables(ranks: np.ndarray, b: int, n_starts: int) -> Tables:
+    """The count and mask tables of the ``n_starts`` windows of ``b`` points.
 
     Group-major: ``coarse[w, s]`` (word ``w`` of window ``s``'s coarse row),
     ``fine[h, s, w]`` (word ``w`` of coarse group ``h``'s fine counts) and
     ``masks[g, s]``. A resample reads one group of every drawn window, and
     the resampled order statistics fall into a few groups only, so the
     entries it reads lie side by side in cache rather than a row apart.
-    ``tail = 0`` (no shorter last block) gives one all-zero window.
+    The last, shorter block of a resample is counted point by point (see
+    :func:`_table_chunk`), so one length serves every block.
 
     Examples
     --------
     >>> import numpy as np
     >>> from perfstats._kernels.blocktable import window_tables
-    >>> coarse, fine, masks, *_ = window_tables(np.arange(20), 4, 17, 0)
+    >>> coarse, fine, masks = window_tables(np.arange(20), 4, 17)
     >>> coarse.shape, fine.shape, masks.shape
     ((4, 17), (1, 17, 4), (2, 17))
     """
-    n_fine = fine_columns(ranks.size)
-    out = []
-    for length in (b, tail):
-        rows = n_starts if length else 1
-        # Four int16 counts per uint64 word (see _table_chunk).
-        coarse = block_table(ranks, length, rows, COARSE, COARSE_COLUMNS, 4)
-        out.append(coarse.view(np.uint64).reshape(-1, rows))
-        out.append(block_table(ranks, length, rows, FINE, n_fine, 16).view(np.uint64))
-        out.append(window_masks(ranks, length, rows))
-    return (out[0], out[1], out[2], out[3], out[4], out[5])
+    fine = block_table(ranks, b, n_starts, FINE, fine_columns(ranks.size), 16)
+    # Four int16 counts per uint64 word (see _table_chunk).
+    coarse = _coarse_from_fine(fine, b).view(np.uint64).reshape(-1, n_starts)
+    return coarse, fine.view(np.uint64), window_masks(ranks, b, n_starts)
 
 
 @nb.njit(cache=True)
@@ -193,56 +214,65 @@ def _table_chunk(
     first: int,
     last: int,
     sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    n: int,
     qs: np.ndarray,
     tables: Tables,
     key: np.uint64,
     kind: int,
     b: int,
 ) -> None:
-    """Resamples ``first .. last - 1`` into rows of ``out``."""
+    """Resamples ``first .. last - 1`` of the first ``n`` points into rows of ``out``.
+
+    ``sorted_x`` and ``ranks`` may belong to a longer sample of which the
+    resampled points are the first ``n`` (see :func:`table_quantiles`).
+    """
     # The count tables arrive as uint64 words of four int16 counts: summing
     # a word sums four counts (no lane overflows, as every count is <= n).
-    coarse_below, fine_below, masks, coarse_tail, fine_tail, masks_tail = tables
-    n = sorted_x.size
+    coarse_below, fine_below, masks = tables
     nq = qs.size
     acc = np.zeros(17, np.int64)
     acc_f = np.zeros(17, np.int64)
     hist = np.zeros(16, np.int64)
     spread = _spread_bits()
+    steps = _lane_steps()
+    tail_r = np.empty(b, np.int64)
     # Unsigned, so that numba indexes the tables with them without a test
     # for negative indices (about a tenth of the kernel's time).
     starts = np.empty(n // b + 1, np.uint64)
     circular = kind == CIRCULAR
-    # The first coarse column at or past n; when the columns below it fit in
-    # the first word (n <= 1024), only that word of a row needs summing.
-    full = ((n - 1) >> COARSE) + 1
+    # The first coarse column at or past the last rank; when the columns
+    # below it fit in the first word (ranks < 1024), only that word of a row
+    # needs summing.
+    full = ((sorted_x.size - 1) >> COARSE) + 1
     one_word = full <= 4
     for r in range(first, last):
         state = stream_state(key, r)
-        n_blocks = 0
-        tail_start = 0
-        tail_take = 0
-        m = 0
-        # The draws of resample.fill_counts, scheme by scheme.
+        # The draws of resample.fill_counts: the full blocks, then the last,
+        # shorter one. Draw k of a stream is a function of k alone, so a
+        # counted loop, which the compiler vectorises (twice as fast as
+        # stepping the state), gives the same starts.
         if kind == SUPERFLOW:
-            for _ in range((n - b) // b):
-                state, v = next_u64(state)
-                starts[n_blocks] = np.uint64(hi_index(v, n - b))
-                n_blocks += 1
-            m = n_blocks * b
+            n_blocks = (n - b) // b
+            span = n - b
+            tail_take = 0
         else:
+            n_blocks = n // b
             span = n if circular else n - b + 1
-            while m < n:
-                state, v = next_u64(state)
-                s = hi_index(v, span)
-                take = min(b, n - m)
-                if take == b:
-                    starts[n_blocks] = np.uint64(s)
-                    n_blocks += 1
-                else:
-                    tail_start = s
-                    tail_take = take
-                m += take
+            tail_take = n - n_blocks * b
+        uspan = np.uint64(span)
+        for k in range(n_blocks + (tail_take > 0)):
+            starts[k] = (high_u32(nth_u64(state, k)) * uspan) >> _S32
+        m = n_blocks * b + tail_take
+        if tail_take > 0:
+            # Few points, each counted alone below, rather than a table for
+            # every start and length.
+            first_tail = np.int64(starts[n_blocks])
+            for j in range(tail_take):
+                p = first_tail + j
+                if p >= n:
+                    p -= n  # a wrapping window: only circular schemes have it
+                tail_r[j] = ranks[p]
         w0 = w1 = w2 = w3 = np.uint64(0)
         if one_word:
             c0 = coarse_below[0]
@@ -255,11 +285,13 @@ def _table_chunk(
                 w1 += coarse_below[1, s]
                 w2 += coarse_below[2, s]
                 w3 += coarse_below[3, s]
-        if tail_take > 0:
-            w0 += coarse_tail[0, tail_start]
-            w1 += coarse_tail[1, tail_start]
-            w2 += coarse_tail[2, tail_start]
-            w3 += coarse_tail[3, tail_start]
+        for j in range(tail_take):
+            # A point of coarse group c is below the boundaries c + 1 on.
+            step = steps[(tail_r[j] >> COARSE) + 1]
+            w0 += step[0]
+            w1 += step[1]
+            w2 += step[2]
+            w3 += step[3]
         _unpack(w0, w1, w2, w3, acc)
         # Columns from ``full`` on count every point of a block: their sum is m.
         for g in range(full, 17):
@@ -290,11 +322,15 @@ def _table_chunk(
                         w1 += fine_h[s, 1]
                         w2 += fine_h[s, 2]
                         w3 += fine_h[s, 3]
-                    if tail_take > 0:
-                        w0 += fine_tail[h, tail_start, 0]
-                        w1 += fine_tail[h, tail_start, 1]
-                        w2 += fine_tail[h, tail_start, 2]
-                        w3 += fine_tail[h, tail_start, 3]
+                    base = h << (COARSE - FINE)
+                    for t in range(tail_take):
+                        # Below the group: below all 16 boundaries; past it: none.
+                        lane = (tail_r[t] >> FINE) - base + 1
+                        step = steps[min(max(lane, 0), 16)]
+                        w0 += step[0]
+                        w1 += step[1]
+                        w2 += step[2]
+                        w3 += step[3]
                     _unpack(w0, w1, w2, w3, acc_f)
                     acc_f[16] = acc[h + 1]
                     built_h = h
@@ -315,13 +351,10 @@ def _table_chunk(
                         w1 += spread[(mask >> _S4) & _NIBBLE]
                         w2 += spread[(mask >> _S8) & _NIBBLE]
                         w3 += spread[mask >> _S12]
-                    if tail_take > 0:
-                        mask = np.uint64(masks_tail[g, tail_start])
-                        w0 += spread[mask & _NIBBLE]
-                        w1 += spread[(mask >> _S4) & _NIBBLE]
-                        w2 += spread[(mask >> _S8) & _NIBBLE]
-                        w3 += spread[mask >> _S12]
                     _unpack(w0, w1, w2, w3, hist)
+                    for t in range(tail_take):
+                        if tail_r[t] >> FINE == g:
+                            hist[tail_r[t] & 15] += 1
                     built_g = g
                 left = want - acc_f[j]
                 cum = 0
@@ -341,20 +374,27 @@ def _table_chunk(
 
 def _table(
     sorted_x: np.ndarray,
+    ranks: np.ndarray,
+    sizes: np.ndarray,
+    keys: np.ndarray,
     qs: np.ndarray,
     tables: Tables,
     kind: int,
     b: int,
-    key: np.uint64,
     n_resamples: int,
 ) -> np.ndarray:
-    out = np.empty((n_resamples, qs.size))
+    n_sets = sizes.size
+    out = np.empty((n_sets, n_resamples, qs.size))
     # A resample's numbers depend on its index alone, so a fixed number of
     # chunks (some empty when there are fewer resamples) serves any count.
-    for c in nb.prange(_CHUNKS):
-        first = c * n_resamples // _CHUNKS
-        last = (c + 1) * n_resamples // _CHUNKS
-        _table_chunk(out, first, last, sorted_x, qs, tables, key, kind, b)
+    for c in nb.prange(n_sets * _CHUNKS):
+        i = c // _CHUNKS
+        part = c % _CHUNKS
+        first = part * n_resamples // _CHUNKS
+        last = (part + 1) * n_resamples // _CHUNKS
+        _table_chunk(
+            out[i], first, last, sorted_x, ranks, sizes[i], qs, tables, keys[i], kind, b
+        )
     return out
 
 

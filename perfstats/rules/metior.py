@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels.quantile import column_quantiles
-from .._resampling import named_distribution
+from .._resampling import nested_named_distributions
 from .._rng import RNGLike
 from .._validation import check_choice, check_int
 from ..blocklength import MIN_SIZE, optimal_block_length
@@ -182,20 +182,14 @@ class Metior(Rule):
         n = int(data.size)
         previous = data[: n - self._interval]
         b = self.block_length(previous, data)
-        # One sort serves both sets: the previous runs are a prefix, and
-        # dropping the later positions from the stable order of all runs
-        # leaves the stable order of the prefix.
-        order = np.argsort(data, kind="stable")
         # The data were validated by ``check`` and the options when the rule
         # was built, so the resamples skip bootstrap_distribution's checks.
-        theta_pre = named_distribution(
-            previous, self.statistic, self.n_resamples, b, self.block_kind,
-            judgement_key(self.seed, int(previous.size), PREVIOUS),
-            order=order[order < previous.size],
-        )  # fmt: skip
-        theta_cur = named_distribution(
-            data, self.statistic, self.n_resamples, b, self.block_kind,
-            judgement_key(self.seed, n, CURRENT), order=order,
+        # The previous runs are a prefix of all runs: one sort, and when
+        # window tables serve, one set of tables, serve both.
+        theta_pre, theta_cur = nested_named_distributions(
+            data, int(previous.size), self.statistic, self.n_resamples, b, self.block_kind,
+            (judgement_key(self.seed, int(previous.size), PREVIOUS),
+             judgement_key(self.seed, n, CURRENT)),
         )  # fmt: skip
         with np.errstate(divide="ignore", invalid="ignore"):
             delta = (theta_pre - theta_cur) / theta_cur

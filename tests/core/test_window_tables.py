@@ -18,6 +18,9 @@ from perfstats._kernels.threads import fixed_threads, one_thread
 from perfstats._resampling import (
     TABLE_MAX_N,
     make_scheme,
+    named_distribution,
+    nested_named_distributions,
+    table_quantiles,
     table_stats,
     use_table_engine,
 )
@@ -50,7 +53,7 @@ def test_window_tables_match_their_definition() -> None:
     x = ar1_lognormal(700, 0.5, 3)
     scheme = make_scheme(x, 9, "circular")
     n, b = x.size, 9
-    coarse, fine, masks, *_ = kt.window_tables(scheme.ranks, b, n, 0)
+    coarse, fine, masks = kt.window_tables(scheme.ranks, b, n)
     # Group-major: the int16 counts of a group of columns of one window lie
     # side by side, the windows one after the other.
     coarse_rows = coarse.view(np.int16).reshape(-1, n, 4).transpose(1, 0, 2).reshape(n, -1)
@@ -85,3 +88,55 @@ def test_table_engine_same_for_any_thread_count() -> None:
     with fixed_threads(2):
         b = perfstats.bootstrap_distribution(x, 0.5, **kw)  # type: ignore[arg-type]
     np.testing.assert_array_equal(a, b)
+
+
+# Prefixes whose last, shorter block differs from the whole sample's (or
+# that have none), for both schemes whose windows do not wrap.
+NESTED = [
+    (1000, 995, 18, "moving"),
+    (1000, 990, 18, "moving"),
+    (1000, 996, 10, "moving"),
+    (640, 600, 40, "superflow"),
+    (2047, 2040, 7, "moving"),
+    (300, 150, 75, "superflow"),
+]
+
+
+@pytest.mark.parametrize(("n", "n_first", "block_length", "block_kind"), NESTED)
+def test_prefix_reads_the_whole_samples_tables(
+    n: int, n_first: int, block_length: int, block_kind: str
+) -> None:
+    # Metior resamples the previous runs and all runs: the prefix's numbers
+    # must be those of resampling it alone, ranks, tail and all.
+    x = np.round(ar1_lognormal(n, 0.6, n_first), 1)  # ties too
+    keys = (stream_key(n_first), stream_key(n))
+    for stat in ("median", 0.9, 0.03):
+        first, whole = nested_named_distributions(
+            x, n_first, stat, 400, block_length, block_kind, keys
+        )
+        alone = named_distribution(x[:n_first], stat, 400, block_length, block_kind, keys[0])
+        np.testing.assert_array_equal(first, alone)
+        np.testing.assert_array_equal(
+            whole, named_distribution(x, stat, 400, block_length, block_kind, keys[1])
+        )
+        scheme = make_scheme(x[:n_first], block_length, block_kind)
+        np.testing.assert_array_equal(
+            first, direct_quantiles(scheme, np.array([0.5 if stat == "median" else stat]),
+                                    400, keys[0])[:, 0],
+        )  # fmt: skip
+
+
+def test_nested_falls_back_where_tables_cannot_serve_a_prefix() -> None:
+    x = ar1_lognormal(800, 0.5, 2)
+    keys = (stream_key(5), stream_key(6))
+    # Circular windows of the prefix wrap at its own end; the mean has no
+    # table; short blocks are counted.
+    cases = (("median", 12, "circular"), ("mean", 12, "moving"), ("median", 3, "moving"))
+    for stat, b, kind in cases:
+        first, whole = nested_named_distributions(x, 790, stat, 200, b, kind, keys)
+        alone = named_distribution(x[:790], stat, 200, b, kind, keys[0])
+        np.testing.assert_array_equal(first, alone)
+        np.testing.assert_array_equal(whole, named_distribution(x, stat, 200, b, kind, keys[1]))
+    with pytest.raises(ValueError, match="circular windows of a prefix"):
+        table_quantiles(make_scheme(x, 12, "circular"), np.array([0.5]), 10, [790, 800],
+                        [keys[0], keys[1]])  # fmt: skip
