@@ -5,21 +5,26 @@ resample: it adds every point of every block to a count per rank, then
 scans the counts. With fixed-length blocks every block is one of only
 ``n_starts`` windows of the sample, so each window's content is tabulated
 once: ``below[s, g]`` is how many of window ``s``'s ranks are smaller than
-``g << shift``, for a coarse and a fine group size (powers of two, the fine
-groups 8 to a coarse one). A resample then
+``g << shift``, for a coarse and a fine group size (powers of two, 16 fine
+groups to a coarse one), and a bit mask per fine group of the ranks the
+window holds. A resample then
 
 1. sums one short coarse row per block: how many of its points fall below
    every coarse boundary, which locates each wanted order statistic's
    coarse group;
-2. sums the 8 fine columns of that coarse group per block, which locates
+2. sums the 16 fine columns of that coarse group per block, which locates
    its fine group;
-3. counts each rank of the fine group: a rank occurs once per block that
-   covers its position (a window sum over the blocks' starts, or one
-   comparison per block).
+3. counts each rank of the fine group: a rank occurs once per block whose
+   mask has its bit (a vertical count of the blocks' masks).
+
+A resample's last, shorter block (``n % b`` points) is counted point by
+point at each step, so one table serves every block, and the windows of
+the first ``n' < n`` points of a sample are windows of the whole sample:
+nested sets (Metior's previous and all runs) share one set of tables.
 
 The draws are those of ``resample.fill_counts`` and the order statistics
 are the same ranks, so the result equals the direct engine's value for
-value, at a fraction of its cost for blocks of four points or more.
+value, at a fraction of its cost for blocks of six points or more.
 """
 
 from __future__ import annotations
