@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from support.engines import direct_quantiles
 from support.samples import ar1_lognormal
 
@@ -140,3 +142,26 @@ def test_nested_falls_back_where_tables_cannot_serve_a_prefix() -> None:
     with pytest.raises(ValueError, match="circular windows of a prefix"):
         table_quantiles(make_scheme(x, 12, "circular"), np.array([0.5]), 10, [790, 800],
                         [keys[0], keys[1]])  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(24, 600),
+    cut=st.integers(0, 30),
+    block=st.integers(1, 40),
+    kind=st.sampled_from(["moving", "superflow"]),
+    q=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_nested_equals_separate_for_any_prefix(
+    n: int, cut: int, block: int, kind: str, q: float, seed: int
+) -> None:
+    n_first = max(n - cut, 2 * block, 12)
+    assume(n_first <= n)
+    x = np.round(ar1_lognormal(n, 0.5, seed % 1000), 2)
+    keys = (stream_key(seed), stream_key(seed + 1))
+    first, whole = nested_named_distributions(x, n_first, q, 60, block, kind, keys)
+    np.testing.assert_array_equal(
+        first, named_distribution(x[:n_first], q, 60, block, kind, keys[0])
+    )
+    np.testing.assert_array_equal(whole, named_distribution(x, q, 60, block, kind, keys[1]))
