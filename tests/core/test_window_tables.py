@@ -70,12 +70,16 @@ def test_window_tables_match_their_definition() -> None:
             assert bits == sorted(int(r) - 16 * g for r in window if r // 16 == g)
 
 
-def test_superflow_and_metior_decisions_use_the_tables() -> None:
+def test_tables_serve_where_they_are_the_faster_engine() -> None:
     x = ar1_lognormal(1000, 0.5, 7)
-    scheme = make_scheme(x, "auto", "moving")
-    assert use_table_engine(scheme, 3)
+    # Metior's median at its automatic block length: tables.
+    assert use_table_engine(make_scheme(x, "auto", "moving"), 1)
     assert use_table_engine(make_scheme(x, 6, "moving"), 1)
-    assert not use_table_engine(make_scheme(x, 6, "moving"), 3)  # counting is cheaper
+    assert not use_table_engine(make_scheme(x, 5, "moving"), 1)  # counting is cheaper
+    # Three quartiles read three fine rows and three masks per block:
+    # counting is cheaper up to blocks of about 20 points.
+    assert not use_table_engine(make_scheme(x, 18, "moving"), 3)
+    assert use_table_engine(make_scheme(x, 22, "moving"), 3)
     assert not use_table_engine(make_scheme(x, 4.5, "stationary"), 1)
     assert TABLE_MAX_N <= kt.MAX_N
     big = make_scheme(ar1_lognormal(TABLE_MAX_N + 1, 0.5, 1), 20, "moving")
