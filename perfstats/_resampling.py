@@ -269,21 +269,21 @@ def nested_named_distributions(
     """
     if order is None:
         order = np.argsort(x, kind="stable")
-    # The stable order of all points, without the later ones, is the stable
-    # order of the first points.
-    first_order = order[order < n_first]
     first_x = x[:n_first]
     if stat != "mean" and block_length is not None and block_kind != "circular":
         scheme = make_scheme(x, block_length, block_kind, order)
-        first = make_scheme(first_x, block_length, block_kind, first_order)
+        # When all points take the tables, so do the first ones at the same
+        # block length: the other engines need more points or blocks of one.
         if (
-            first.block == scheme.block
-            and resampling_path(scheme, 1, False, "auto") == "table"
-            and resampling_path(first, 1, False, "auto") == "table"
+            resampling_path(scheme, 1, False, "auto") == "table"
+            and resolve_block_length(first_x, block_length, block_kind) == scheme.block
         ):
             qs = np.array([0.5 if stat == "median" else float(stat)])
             both = table_quantiles(scheme, qs, n_resamples, [n_first, x.size], list(keys))
             return both[0, :, 0].copy(), both[1, :, 0].copy()
+    # The stable order of all points, without the later ones, is the stable
+    # order of the first points.
+    first_order = order[order < n_first]
     return (
         named_distribution(first_x, stat, n_resamples, block_length, block_kind, keys[0],
                            order=first_order),

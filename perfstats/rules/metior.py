@@ -191,13 +191,17 @@ class Metior(Rule):
             (judgement_key(self.seed, int(previous.size), PREVIOUS),
              judgement_key(self.seed, n, CURRENT)),
         )  # fmt: skip
-        with np.errstate(divide="ignore", invalid="ignore"):
-            delta = (theta_pre - theta_cur) / theta_cur
         label = statistic_label(self.statistic)
         details: dict[str, Any] = {"block_length": b, "error": self.error, "form": self.form}
+        # The resampled statistics are finite (values of the data or their
+        # means), so only a zero among them leaves a change undefined; the
+        # check spares the common case NumPy's error-state switch.
+        delta = np.empty(0)
+        if theta_cur.all():
+            delta = (theta_pre - theta_cur) / theta_cur
         # Every delta is finite past this test, so numba's quantile (NumPy's
         # value for value, without its Python overhead) serves below.
-        if not np.all(np.isfinite(delta)):
+        if not (delta.size and np.isfinite(delta).all()):
             # A resampled statistic of zero leaves the relative change undefined.
             details["change"] = math.inf
             reason = f"a resampled {label} is zero, so its relative change is undefined"
