@@ -33,7 +33,7 @@ import numba as nb
 import numpy as np
 
 from .quantile import lerp, linear_position
-from .random import high_u32, nth_u64, stream_state
+from .random import hi_index, nth_u64, stream_state
 from .resample import CIRCULAR, SUPERFLOW
 from .twins import twins
 
@@ -131,7 +131,6 @@ def _unpack(w0: np.uint64, w1: np.uint64, w2: np.uint64, w3: np.uint64, out: np.
 
 
 _LANE = np.uint64(0xFFFF)
-_S32 = np.uint64(32)
 _NIBBLE = np.uint64(15)
 _S4 = np.uint64(4)
 _S8 = np.uint64(8)
@@ -265,9 +264,8 @@ def _table_chunk(
             n_blocks = n // b
             span = n if circular else n - b + 1
             tail_take = n - n_blocks * b
-        uspan = np.uint64(span)
         for k in range(n_blocks + (tail_take > 0)):
-            starts[k] = (high_u32(nth_u64(state, k)) * uspan) >> _S32
+            starts[k] = np.uint64(hi_index(nth_u64(state, k), span))
         m = n_blocks * b + tail_take
         if tail_take > 0:
             # Few points, each counted alone below, rather than a table for

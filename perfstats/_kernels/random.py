@@ -53,12 +53,6 @@ def nth_u64(state: np.uint64, k: int) -> np.uint64:
 
 
 @nb.njit(cache=True, inline="always")
-def high_u32(v: np.uint64) -> np.uint64:
-    """The upper 32 bits of ``v``."""
-    return v >> _S32
-
-
-@nb.njit(cache=True, inline="always")
 def hi_index(v: np.uint64, n: int) -> int:
     """Uniform integer in [0, n) from the upper 32 bits (n < 2**32)."""
     return np.int64(((v >> _S32) * np.uint64(n)) >> _S32)
