@@ -196,12 +196,11 @@ class Metior(Rule):
         # The resampled statistics are finite (values of the data or their
         # means), so only a zero among them leaves a change undefined; the
         # check spares the common case NumPy's error-state switch.
-        delta = np.empty(0)
-        if theta_cur.all():
-            delta = (theta_pre - theta_cur) / theta_cur
+        defined = bool(theta_cur.all())
+        delta = (theta_pre - theta_cur) / theta_cur if defined else theta_cur
         # Every delta is finite past this test, so numba's quantile (NumPy's
         # value for value, without its Python overhead) serves below.
-        if not (delta.size and np.isfinite(delta).all()):
+        if not (defined and np.isfinite(delta).all()):
             # A resampled statistic of zero leaves the relative change undefined.
             details["change"] = math.inf
             reason = f"a resampled {label} is zero, so its relative change is undefined"
