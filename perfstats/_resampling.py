@@ -13,6 +13,7 @@ from ._kernels import band as kb
 from ._kernels import blocktable as kt
 from ._kernels import orderstat as ko
 from ._kernels import resample as kr
+from ._kernels.sortorder import stabilise_ties
 from ._kernels.threads import run_kernel
 from ._validation import FloatArray, check_choice
 from .blocks import BLOCK_KINDS
@@ -38,6 +39,31 @@ class Scheme:
     order: np.ndarray
     kind: int
     block: float | None
+
+
+def sort_order(x: FloatArray) -> np.ndarray:
+    """``np.argsort(x, kind="stable")``, several times faster.
+
+    NumPy's default sort uses the CPU's vector units where it can; its
+    stable sort does not, and at a thousand points it cost a tenth of a
+    stopping rule's decision. The default sort leaves ties in any order,
+    and a pass over the sorted values puts each run of ties back in order
+    of position. The order of ties matters to no resampled quantile (tied
+    points carry equal values), but a resampled mean adds the values of
+    tied ranks in rank order, and its last bits would otherwise depend on
+    how the sort broke ties.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._resampling import sort_order
+    >>> x = np.array([3.0, 1.0, 2.0, 1.0])
+    >>> sort_order(x).tolist()
+    [1, 3, 2, 0]
+    """
+    order: np.ndarray = np.argsort(x)
+    stabilise_ties(x, order)
+    return order
 
 
 def resolve_block_length(x: FloatArray, block_length: Any, block_kind: str) -> float:
@@ -82,10 +108,10 @@ def make_scheme(
     """Sort ``x`` once and describe how it will be resampled.
 
     ``block_length=None`` means the i.i.d. bootstrap. ``order``, if given,
-    is ``np.argsort(x, kind="stable")`` already computed.
+    is :func:`sort_order` of ``x`` already computed.
     """
     if order is None:
-        order = np.argsort(x, kind="stable")
+        order = sort_order(x)
     sorted_x = x[order]
     ranks = np.empty(x.size, np.int64)
     ranks[order] = np.arange(x.size)
@@ -212,7 +238,7 @@ def named_distribution(
     The numbers of :func:`perfstats.bootstrap_distribution` for validated
     arguments (``stat`` as :func:`perfstats.quantile_spec.parse_statistic`
     returns it) and a stream key instead of ``rng``. ``order`` may pass
-    ``np.argsort(x, kind="stable")`` when the caller has it.
+    :func:`sort_order` of ``x`` when the caller has it.
 
     Examples
     --------
@@ -268,7 +294,7 @@ def nested_named_distributions(
     True
     """
     if order is None:
-        order = np.argsort(x, kind="stable")
+        order = sort_order(x)
     first_x = x[:n_first]
     if stat != "mean" and block_length is not None and block_kind != "circular":
         scheme = make_scheme(x, block_length, block_kind, order)

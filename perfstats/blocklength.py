@@ -17,8 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from perfstats._kernels.blocklength import limits, politis_white
-from perfstats._validation import as_sample, check_choice, power_of_two_scale
+from perfstats._kernels.blocklength import block_lengths
+from perfstats._validation import as_sample, check_choice
 
 __all__ = ["MIN_SIZE", "BlockLength", "optimal_block_length"]
 
@@ -187,12 +187,9 @@ def optimal_block_length(data: Any) -> BlockLength:
     True
     """
     x = as_sample(data, "data", min_size=MIN_SIZE)
-    n = int(x.shape[0])
-    if x.max() == x.min():
-        _, m_max_c, b_max_c = limits(n)
-        return BlockLength(1.0, 1.0, n, 0, int(m_max_c), float(b_max_c))
-    # The lengths are scale-free; an exact power-of-two rescaling keeps the
-    # autocovariances finite for values near 1e160 or 1e-160 (their squares
-    # overflow or underflow) without changing a bit of the ordinary case.
-    b_sb, b_cb, m, m_max, b_max = politis_white(x * power_of_two_scale(x))
-    return BlockLength(float(b_sb), float(b_cb), n, int(m), int(m_max), float(b_max))
+    # The lengths are scale-free; the kernel rescales by an exact power of
+    # two, which keeps the autocovariances finite for values near 1e160 or
+    # 1e-160 (their squares overflow or underflow) without changing a bit of
+    # the ordinary case.
+    b_sb, b_cb, m, m_max, b_max = block_lengths(x)
+    return BlockLength(float(b_sb), float(b_cb), int(x.shape[0]), int(m), int(m_max), float(b_max))

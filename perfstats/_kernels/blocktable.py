@@ -37,7 +37,10 @@ from .random import hi_index, nth_u64, stream_state
 from .resample import CIRCULAR, SUPERFLOW
 from .twins import twins
 
-_CHUNKS = 64
+# Chunks per set of resamples. numba hands each thread an equal share of
+# them, so more chunks balance nothing and each costs its scratch arrays
+# (64 cost 5% of a Metior decision's kernel).
+_CHUNKS = 16
 # 16 ranks per fine group (one bit each in a window's uint16 mask) and 16
 # fine groups per coarse group (one int16 vector register per block).
 FINE = 4
