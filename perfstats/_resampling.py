@@ -306,7 +306,7 @@ def nested_named_distributions(
         ):
             qs = np.array([0.5 if stat == "median" else float(stat)])
             both = table_quantiles(scheme, qs, n_resamples, [n_first, x.size], list(keys))
-            return both[0, :, 0].copy(), both[1, :, 0].copy()
+            return both[0, :, 0], both[1, :, 0]
     # The stable order of all points, without the later ones, is the stable
     # order of the first points.
     first_order = order[order < n_first]

@@ -16,8 +16,8 @@ import numpy as np
 
 from ._kernels.exact import exact_bootstrap_bounds
 from ._kernels.order import normal_order_bounds, order_bounds
-from ._kernels.quantile import column_quantiles, sorted_quantiles
-from ._kernels.select import percentile_bounds
+from ._kernels.quantile import sorted_quantiles
+from ._kernels.select import column_quantiles, percentile_bounds
 from ._resampling import (
     check_engine,
     iid_quantiles,

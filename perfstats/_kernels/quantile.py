@@ -58,32 +58,3 @@ def sorted_quantiles(sorted_x: np.ndarray, qs: np.ndarray) -> np.ndarray:
         lo, hi, g = linear_position(m, qs[i])
         out[i] = lerp(sorted_x[lo], sorted_x[hi], g)
     return out
-
-
-@nb.njit(cache=True)
-def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
-    """Quantiles ``qs`` of each column of ``values``, shape ``(len(qs), columns)``.
-
-    ``numpy.quantile(values, qs, axis=0)`` value for value (a column holding
-    a NaN gives NaN): one partition of each column around the ranks the
-    quantiles read, O(rows) instead of a sort.
-    """
-    m = values.shape[0]
-    k = values.shape[1]
-    out = np.empty((qs.size, k))
-    kth = np.empty(2 * qs.size, np.int64)
-    for t in range(qs.size):
-        lo, hi, _ = linear_position(m, qs[t])
-        kth[2 * t] = lo
-        kth[2 * t + 1] = hi
-    kth = np.unique(kth)
-    col = np.empty(m)
-    for j in range(k):
-        if column_into(values, j, col):
-            out[:, j] = np.nan
-            continue
-        part = np.partition(col, kth)
-        for t in range(qs.size):
-            lo, hi, g = linear_position(m, qs[t])
-            out[t, j] = lerp(part[lo], part[hi], g)
-    return out

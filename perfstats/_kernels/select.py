@@ -147,3 +147,81 @@ def percentile_bounds(
         lo, hi, g = linear_position(n, qs[t])
         out[2, t] = lerp(sorted_x[lo], sorted_x[hi], g)
     return out
+
+
+@nb.njit(cache=True)
+def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """Quantiles ``qs`` of each column of ``values``, shape ``(len(qs), columns)``.
+
+    ``numpy.quantile(values, qs, axis=0)`` value for value (a column holding
+    a NaN gives NaN). The ranks the quantiles read are taken in ascending
+    order, each by a selection right of the one before (or, for the next
+    rank up, by one pass): O(rows) per column, several times faster than
+    NumPy's partition at a few ranks of a thousand rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._kernels.select import column_quantiles
+    >>> boot = np.random.default_rng(0).normal(size=(999, 3))
+    >>> qs = np.array([0.95, 0.05, 0.5])
+    >>> bool(np.array_equal(column_quantiles(boot, qs), np.quantile(boot, qs, axis=0)))
+    True
+    """
+    m = values.shape[0]
+    k = values.shape[1]
+    out = np.empty((qs.size, k))
+    ascending = np.argsort(qs)
+    col = np.empty(m)
+    for j in range(k):
+        if column_into(values, j, col):
+            out[:, j] = np.nan
+            continue
+        # col[done] holds its order statistic, with nothing greater left of
+        # it and nothing smaller right of it.
+        done = -1
+        for t in ascending:
+            lo, hi, g = linear_position(m, qs[t])
+            a = 0.0
+            for r in (lo, hi):
+                if r > done + 1:
+                    select(col, done + 1, m - 1, r)
+                elif r == done + 1:
+                    _next_up(col, r, m - 1)
+                done = max(done, r)
+                if r == lo:
+                    a = col[r]
+            out[t, j] = lerp(a, col[hi], g)
+    return out
+
+
+@nb.njit(cache=True)
+def relative_change_quantiles(
+    first: np.ndarray, second: np.ndarray, qs: np.ndarray, absolute: bool
+) -> np.ndarray:
+    """Quantiles ``qs`` of ``(first - second) / second`` (its magnitude if ``absolute``).
+
+    Equal to ``column_quantiles(delta[:, None], qs)[:, 0]``, in one call
+    without NumPy temporaries. Returns an empty array when the change is
+    undefined: a zero in ``second``, or a change that is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._kernels.select import relative_change_quantiles
+    >>> relative_change_quantiles(np.array([1.1, 0.9, 1.0]), np.ones(3), np.array([0.5]), True)
+    array([0.1])
+    >>> relative_change_quantiles(np.ones(2), np.array([1.0, 0.0]), np.array([0.5]), True).size
+    0
+    """
+    m = second.size
+    delta = np.empty((m, 1))
+    for i in range(m):
+        d = second[i]
+        if d == 0.0:
+            return np.empty(0)
+        v = (first[i] - d) / d
+        if not np.isfinite(v):
+            return np.empty(0)
+        delta[i, 0] = abs(v) if absolute else v
+    return column_quantiles(delta, qs)[:, 0].copy()

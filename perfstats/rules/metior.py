@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels.quantile import column_quantiles
+from .._kernels.select import relative_change_quantiles
 from .._resampling import nested_named_distributions
 from .._rng import RNGLike
 from .._validation import check_choice, check_int
@@ -193,20 +193,17 @@ class Metior(Rule):
         )  # fmt: skip
         label = statistic_label(self.statistic)
         details: dict[str, Any] = {"block_length": b, "error": self.error, "form": self.form}
-        # The resampled statistics are finite (values of the data or their
-        # means), so only a zero among them leaves a change undefined; the
-        # check spares the common case NumPy's error-state switch.
-        defined = bool(theta_cur.all())
-        delta = (theta_pre - theta_cur) / theta_cur if defined else theta_cur
-        # Every delta is finite past this test, so numba's quantile (NumPy's
-        # value for value, without its Python overhead) serves below.
-        if not (defined and np.isfinite(delta).all()):
+        absolute = self.form == "absolute"
+        alpha = 1.0 - self.level
+        qs = np.array([self.level] if absolute else [alpha / 2, 1.0 - alpha / 2])
+        values = relative_change_quantiles(theta_pre, theta_cur, qs, absolute)
+        if values.size == 0:
             # A resampled statistic of zero leaves the relative change undefined.
             details["change"] = math.inf
             reason = f"a resampled {label} is zero, so its relative change is undefined"
             return self._decision(False, n, reason, details)
-        if self.form == "absolute":
-            change = float(column_quantiles(np.abs(delta)[:, None], np.array([self.level]))[0, 0])
+        if absolute:
+            change = float(values[0])
             details["change"] = change
             stop = change <= self.error
             verdict = "within the allowed" if stop else "needs at most"
@@ -215,9 +212,7 @@ class Metior(Rule):
                 f"({self.level:.0%} quantile of |delta*|); {verdict} {pct(self.error)}"
             )
         else:
-            alpha = 1.0 - self.level
-            bounds = np.array([alpha / 2, 1.0 - alpha / 2])
-            low, high = (float(v) for v in column_quantiles(delta[:, None], bounds)[:, 0])
+            low, high = float(values[0]), float(values[1])
             details.update({"low": low, "high": high, "change": max(-low, high)})
             stop = -self.error < low and high < self.error
             verdict = "within the allowed" if stop else "needs within"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import perfstats
-from perfstats._kernels.quantile import column_quantiles
+from perfstats._kernels.select import column_quantiles
 from perfstats.intervals import resample_bounds
 
 
@@ -34,6 +34,30 @@ def test_bounds_equal_numpy_quantile(
     want = np.quantile(boot, [tail, 1.0 - tail], axis=0)
     np.testing.assert_array_equal(lows, want[0])
     np.testing.assert_array_equal(highs, want[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    m=hs.integers(1, 2000),
+    k=hs.integers(1, 4),
+    qs=hs.lists(
+        hs.one_of(hs.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]), hs.floats(0.0, 1.0)),
+        min_size=1,
+        max_size=6,
+    ),
+    decimals=hs.sampled_from([None, 0, 1]),
+    seed=hs.integers(0, 2**32 - 1),
+)
+def test_column_quantiles_equal_numpy_quantile(
+    m: int, k: int, qs: list[float], decimals: int | None, seed: int
+) -> None:
+    # Unsorted and repeated quantiles, ranks next to each other and ties:
+    # the cases where a selection right of the last one can go wrong.
+    boot = np.random.default_rng(seed).lognormal(0.0, 1.0, (m, k))
+    if decimals is not None:
+        boot = np.round(boot, decimals)
+    q = np.array(qs)
+    np.testing.assert_array_equal(column_quantiles(boot, q), np.quantile(boot, q, axis=0))
 
 
 def test_column_quantiles_give_nan_for_a_column_with_nan_as_numpy_does() -> None:
