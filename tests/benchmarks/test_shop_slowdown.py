@@ -173,3 +173,38 @@ def test_the_calibration_fixes_its_own_request_type_and_the_rest_share_the_remai
                           arrival_rates=rates)  # fmt: skip
         assert net.solve().utilization["s"] == pytest.approx(busy, abs=1e-8)
     assert slow["a"] < 0.008 and slow["b"] < 0.34 / 30
+
+
+def test_calibration_adds_load_tests_until_the_busiest_station_has_a_second_bin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from benchmarks import system_regression as sr
+
+    seeds: list[int] = []
+
+    def fake_load_test(injection: Any, workload: Any, *, seed: int, **_: Any) -> LoadTestRun:
+        # Each test: 120 pricing calls alone and 40 pairs in flight, i.e. 80
+        # calls with two in flight, below MIN_BIN_CALLS until a second test.
+        k = len(seeds)
+        seeds.append(seed)
+        t0 = 1e5 * k  # tests follow one another
+        spans = [_span(f"{k}a{i}", "f", t0 + 10.0 * i, t0 + 10.0 * i + 1.0, 0.001)
+                 for i in range(120)]  # fmt: skip
+        for i in range(40):
+            t = t0 + 5000.0 + 10.0 * i
+            spans += [_span(f"{k}p{i}{j}", "f", t, t + 1.0, 0.0012) for j in range(2)]
+        run = _run({}, {}, 1.0)
+        return LoadTestRun(**{**run.__dict__, "spans": spans})
+
+    assert 40 * 2 < MIN_BIN_CALLS <= 2 * 40 * 2
+    monkeypatch.setattr(sr, "run_load_test", fake_load_test)
+    kw: dict[str, Any] = {"duration": 1.0, "warmup": 0.0, "seed": 5}
+    runs = sr.run_calibration(None, reps=1, station="pricing", **kw)  # type: ignore[arg-type]
+    assert len(runs) == 2 and len(set(seeds)) == 2
+    assert sr.estimate_slowdown(runs)["pricing"] == (1.0, 1.2)
+    # Without a station, or at the cap, the count of tests is fixed.
+    assert len(sr.run_calibration(None, reps=1, **kw)) == 1  # type: ignore[arg-type]
+    one = sr.run_calibration(None, reps=1, station="pricing", max_reps=1, **kw)  # type: ignore[arg-type]
+    assert len(one) == 1 and sr.estimate_slowdown(one)["pricing"] is None
+    with pytest.raises(ValueError, match="reps"):
+        sr.run_calibration(None, reps=0, station="pricing", **kw)  # type: ignore[arg-type]
