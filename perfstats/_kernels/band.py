@@ -38,9 +38,8 @@ from .resample import (
     stationary_block,
     window_starts,
 )
-from .twins import twins
+from .twins import CHUNKS, twins
 
-_CHUNKS = 64
 # Standard deviations of the resampled count on each side of a wanted rank.
 SPREAD = 6.0
 
@@ -499,7 +498,7 @@ def _class(
     class_offset: np.ndarray | None, n_resamples: int, key: np.uint64, kind: int, block: float,
 ) -> np.ndarray:  # fmt: skip
     out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
+    chunks = min(CHUNKS, n_resamples)
     for c in nb.prange(chunks):
         _chunk(
             sorted_x, ranks, qs, q_band, band_lo, band_offset, prefix, member_slot, touch,

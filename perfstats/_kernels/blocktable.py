@@ -35,12 +35,8 @@ import numpy as np
 from .quantile import lerp, linear_position
 from .random import hi_index, nth_u64, stream_state
 from .resample import CIRCULAR, SUPERFLOW
-from .twins import twins
+from .twins import CHUNKS, twins
 
-# Chunks per set of resamples. numba hands each thread an equal share of
-# them, so more chunks balance nothing and each costs its scratch arrays
-# (64 cost 5% of a Metior decision's kernel).
-_CHUNKS = 16
 # 16 ranks per fine group (one bit each in a window's uint16 mask) and 16
 # fine groups per coarse group (one int16 vector register per block).
 FINE = 4
@@ -393,11 +389,11 @@ def _table(
     out = np.empty((n_sets, n_resamples, qs.size))
     # A resample's numbers depend on its index alone, so a fixed number of
     # chunks (some empty when there are fewer resamples) serves any count.
-    for c in nb.prange(n_sets * _CHUNKS):
-        i = c // _CHUNKS
-        part = c % _CHUNKS
-        first = part * n_resamples // _CHUNKS
-        last = (part + 1) * n_resamples // _CHUNKS
+    for c in nb.prange(n_sets * CHUNKS):
+        i = c // CHUNKS
+        part = c % CHUNKS
+        first = part * n_resamples // CHUNKS
+        last = (part + 1) * n_resamples // CHUNKS
         _table_chunk(
             out[i], first, last, sorted_x, ranks, sizes[i], qs, tables, keys[i], kind, b
         )

@@ -26,16 +26,13 @@ from .._validation import FloatArray
 from .quantile import lerp
 from .random import hi_index, lo_index, next_u64, stream_state
 from .threads import run_kernel
-from .twins import twins
+from .twins import CHUNKS, twins
 
 MEAN = 0
 QUANTILE = 1
 
 IntArray = np.ndarray
 
-# Work is split into a fixed number of chunks (not one per thread) so that
-# buffers are reused without tying any number to the thread count.
-_CHUNKS = 64
 
 
 @nb.njit(cache=True)
@@ -132,8 +129,8 @@ def _changes(
     paired: bool, kind: int, q: float, n_resamples: int, key: np.uint64,
 ) -> FloatArray:  # fmt: skip
     out = np.empty(n_resamples)
-    chunk = (n_resamples + _CHUNKS - 1) // _CHUNKS
-    for c in nb.prange(_CHUNKS):
+    chunk = (n_resamples + CHUNKS - 1) // CHUNKS
+    for c in nb.prange(CHUNKS):
         first, last = min(n_resamples, c * chunk), min(n_resamples, (c + 1) * chunk)
         _chunk(xb, ob, mb, sb, xc, oc, mc, sc, paired, kind, q, first, last, key, out)
     return out

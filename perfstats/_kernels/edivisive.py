@@ -26,12 +26,12 @@ import numpy as np
 
 from .._validation import FloatArray
 from .random import hi_index, next_u64, stream_state
+from .twins import CHUNKS
 
 IntArray = np.ndarray
 # left, right, cnt, tot (n + 1 each), rev_v, rev_r (n each): see _scan_scratch.
 ScanScratch = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray]
 
-_CHUNKS = 64
 
 
 @nb.njit(cache=True)
@@ -229,8 +229,8 @@ def permutation_maxima_parallel(
     """As :func:`permutation_maxima_serial`, permutations spread over threads."""
     seg_ranks = _ranks_by_segment(values, bounds)
     out = np.empty(n_perm)
-    chunk = (n_perm + _CHUNKS - 1) // _CHUNKS
-    for c in nb.prange(_CHUNKS):
+    chunk = (n_perm + CHUNKS - 1) // CHUNKS
+    for c in nb.prange(CHUNKS):
         pv, pr, scratch = _buffers(values.size)
         for p in range(c * chunk, min(n_perm, (c + 1) * chunk)):
             out[p] = _one_permutation(

@@ -32,12 +32,11 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import next_u64, stream_state
-from .twins import twins
+from .twins import CHUNKS, twins
 from .ziggurat import exponential, normal
 
 # Nodes of at most this many ranks are drawn as sorted uniforms.
 LEAF = 16
-_CHUNKS = 64
 _INV53 = 1.0 / 9007199254740992.0
 
 
@@ -179,7 +178,7 @@ def _iid_quantiles(
 ) -> np.ndarray:
     """Quantiles ``qs`` of ``n_resamples`` i.i.d. resamples of ``sorted_x``."""
     out = np.empty((n_resamples, qs.size))
-    chunks = min(_CHUNKS, n_resamples)
+    chunks = min(CHUNKS, n_resamples)
     for c in nb.prange(chunks):
         _chunk(sorted_x, qs, c * n_resamples // chunks, (c + 1) * n_resamples // chunks, key, out)
     return out
@@ -381,7 +380,7 @@ def _chain_resample_quantiles(
     out = np.empty((n_resamples, qs.size))
     # The plans are the same for every chunk: made once, outside the threads.
     plans = chain_plans(sorted_x.size, qs, marginal)
-    chunks = min(_CHUNKS, n_resamples)
+    chunks = min(CHUNKS, n_resamples)
     for j in nb.prange(chunks):
         _chains_chunk(
             sorted_x, plans, j * n_resamples // chunks, (j + 1) * n_resamples // chunks, key, out

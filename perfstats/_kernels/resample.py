@@ -19,7 +19,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, lo_index, next_u64, stream_state, unit_float
-from .twins import twins
+from .twins import CHUNKS, twins
 
 IID = 0
 MOVING = 1
@@ -30,9 +30,6 @@ STATIONARY = 3
 # than n. Kept to reproduce their published figures.
 SUPERFLOW = 4
 
-# A fixed number of work chunks (not one per thread) keeps the assignment of
-# resamples to buffers independent of the thread count.
-_CHUNKS = 64
 # Ranks summed at once in the cumulative pass (see quantiles_from_counts).
 _SCAN_BLOCK = 32
 
@@ -362,7 +359,7 @@ def _stats(
     :func:`perfstats._kernels.threads.run_kernel`.
     """
     out = np.empty((n_resamples, qs.size + (1 if with_mean else 0)))
-    chunks = min(_CHUNKS, n_resamples)
+    chunks = min(CHUNKS, n_resamples)
     for c in nb.prange(chunks):
         first = c * n_resamples // chunks
         last = (c + 1) * n_resamples // chunks
