@@ -178,6 +178,20 @@ def power_of_two_scale(*arrays: FloatArray) -> float:
     squares of values near 1e160 would overflow or those of 1e-160 vanish.
     """
     top = max((float(np.max(np.abs(a))) for a in arrays if a.size), default=0.0)
+    return unit_scale(top)
+
+
+def unit_scale(top: float) -> float:
+    """The power of two of :func:`power_of_two_scale` for a largest magnitude ``top``.
+
+    Plain arithmetic, so that compiled kernels use this very function.
+
+    Examples
+    --------
+    >>> from perfstats._validation import unit_scale
+    >>> unit_scale(3.0), unit_scale(0.0), unit_scale(1e300) * 1e300 < 1.0
+    (0.25, 1.0, True)
+    """
     if top == 0.0 or not math.isfinite(top):
         return 1.0
     # Below 2**-1023 (subnormals) the exact inverse power would overflow;

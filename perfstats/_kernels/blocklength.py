@@ -16,6 +16,10 @@ import math
 import numba as nb
 import numpy as np
 
+from .._validation import unit_scale
+
+_unit_scale = nb.njit(cache=True)(unit_scale)
+
 
 @nb.njit(cache=True)
 def centred(x: np.ndarray) -> np.ndarray:
@@ -91,11 +95,7 @@ def block_lengths(x: np.ndarray) -> tuple[float, float, int, int, float]:
     if lo == hi:
         _, m_max, b_max = limits(n)
         return 1.0, 1.0, 0, m_max, b_max
-    top = max(abs(lo), abs(hi))
-    # frexp's exponent: top = f * 2**e with 0.5 <= f < 1.
-    e = math.frexp(top)[1]
-    scale = math.ldexp(1.0, min(-e, 1023))
-    return politis_white(x * scale)
+    return politis_white(x * _unit_scale(max(abs(lo), abs(hi))))
 
 
 @nb.njit(cache=True)
