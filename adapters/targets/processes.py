@@ -98,6 +98,12 @@ class ProcessRunner:
     def __init__(self) -> None:
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+        # Calls of run() so far, and how many of them the last kill_all stops:
+        # a call that started its process just before kill_all but registered
+        # it just after is one of those, and must not be left running (its
+        # thread would wait on it forever, and the interpreter with it).
+        self._calls = 0
+        self._stopped_calls = 0
 
     def run(
         self,
@@ -116,6 +122,9 @@ class ProcessRunner:
         input: a program that times work only after reading its input never
         runs that work unpinned.
         """
+        with self._lock:
+            self._calls += 1
+            call = self._calls
         started_at = utc_now()
         t0 = time.monotonic_ns()
         try:
@@ -139,6 +148,9 @@ class ProcessRunner:
             )
         with self._lock:
             self._live.add(proc)
+            stopped = call <= self._stopped_calls
+        if stopped:
+            _kill_group(proc)
         try:
             if cpus is not None:
                 _pin(proc, cpus)
@@ -165,9 +177,15 @@ class ProcessRunner:
         )
 
     def kill_all(self) -> None:
-        """Kill every process group still running (on interrupt or close)."""
+        """Kill every process group still running (on interrupt or close).
+
+        Processes of the calls of :meth:`run` under way, which are still
+        starting, are killed as soon as they start; later calls run as usual
+        (a target's clean-up commands).
+        """
         with self._lock:
             live = list(self._live)
+            self._stopped_calls = self._calls
         for proc in live:
             _kill_group(proc)
 

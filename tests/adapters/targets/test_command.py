@@ -107,3 +107,48 @@ def test_pinned_runs_see_only_their_cpus() -> None:
     usable = sorted(os.sched_getaffinity(0))
     if len(usable) > 1:
         assert free.stdout.split()[-1] != str(cpu)
+
+
+def test_kill_all_stops_a_process_that_was_still_starting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An interrupt can close the target between an invocation's start of its
+    # process and its registration; that process must die too, or its
+    # thread waits on it forever and the interpreter cannot exit.
+    import subprocess
+    import threading
+    import uuid
+
+    from perfstats.adapters.targets import processes
+
+    real_popen = subprocess.Popen
+    started, go = threading.Event(), threading.Event()
+
+    def slow_to_register(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)  # type: ignore[call-overload]
+        if not started.is_set():
+            started.set()
+            go.wait(10)
+        return proc
+
+    monkeypatch.setattr(processes.subprocess, "Popen", slow_to_register)
+    runner = ProcessRunner()
+    marker = f"sleep 4{uuid.uuid4().int % 10**6:06d}"
+    outcomes: list[processes.Outcome] = []
+    worker = threading.Thread(
+        target=lambda: outcomes.append(runner.run(["sh", "-c", f"{marker} & {marker}; wait"]))
+    )
+    worker.start()
+    try:
+        assert started.wait(10)
+        runner.kill_all()
+        go.set()
+        worker.join(10)
+        assert not worker.is_alive() and outcomes[0].returncode == -9
+        # Calls made after kill_all (a target's clean-up) run as usual.
+        assert runner.run(["sh", "-c", "echo done"]).stdout == "done\n"
+    finally:
+        go.set()
+        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+        for pid in left.split():
+            os.kill(int(pid), 9)
+        worker.join(10)
+    assert not left.split()
