@@ -44,14 +44,14 @@ class Scheme:
 def sort_order(x: FloatArray) -> np.ndarray:
     """``np.argsort(x, kind="stable")``, several times faster.
 
-    NumPy's default sort uses the CPU's vector units where it can; its
-    stable sort does not, and at a thousand points it cost a tenth of a
-    stopping rule's decision. The default sort leaves ties in any order,
-    and a pass over the sorted values puts each run of ties back in order
-    of position. The order of ties matters to no resampled quantile (tied
-    points carry equal values), but a resampled mean adds the values of
-    tied ranks in rank order, and its last bits would otherwise depend on
-    how the sort broke ties.
+    NumPy's default sort uses the CPU's vector units where it can (on an
+    AVX-512 machine 12-19 us at a thousand points); its stable sort does not
+    (51-60 us there, a twentieth of a Metior decision). The default sort
+    leaves ties in any order, and a pass over the sorted values puts each
+    run of ties back in order of position. The order of ties matters to no
+    resampled quantile (tied points carry equal values), but a resampled
+    mean adds the values of tied ranks in rank order, and its last bits
+    would otherwise depend on how the sort broke ties.
 
     Examples
     --------
