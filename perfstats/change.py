@@ -25,7 +25,7 @@ import numpy as np
 
 from ._kernels.change import MEAN, QUANTILE, paired_changes, unpaired_changes
 from ._kernels.random import mix64
-from ._resampling import check_engine, iid_quantiles, use_order_engine
+from ._resampling import check_engine, iid_quantiles, sort_order, use_order_engine
 from ._rng import stream_key
 from ._validation import FloatArray, as_sample, check_int, check_level
 from .quantile_spec import parse_statistic
@@ -333,10 +333,10 @@ def relative_change(
             # kernel then returns stat(ratios*) / 1 - 1 for each resample.
             xc = xc / xb
             xb = np.ones_like(xb)
-        ob = np.argsort(xb, kind="stable")
+        ob = sort_order(xb)
         rank = _inverse(ob)
         sb, sc = xb[ob], xc[ob]
-        oc = np.argsort(sc, kind="stable").astype(np.int64)
+        oc = sort_order(sc)
         dist = paired_changes(
             sb, _identity(xb.size), sc, oc, rank[members], starts, kind, q, b, key
         )
@@ -353,8 +353,8 @@ def relative_change(
                 )
             mb, gb = _grouping(groups[0], xb.size, "groups[0]")
             mc, gc = _grouping(groups[1], xc.size, "groups[1]")
-        ob = np.argsort(xb, kind="stable")
-        oc = np.argsort(xc, kind="stable")
+        ob = sort_order(xb)
+        oc = sort_order(xc)
         dist = unpaired_changes(
             xb[ob], _identity(xb.size), _inverse(ob)[mb], gb,
             xc[oc], _identity(xc.size), _inverse(oc)[mc], gc,
