@@ -158,13 +158,7 @@ def resampled_stats(
         scheme.sorted_x, scheme.ranks, np.ascontiguousarray(qs[order]), with_mean,
         n_resamples, key, scheme.kind, 1.0 if scheme.block is None else scheme.block,
     )  # fmt: skip
-    if order.size > 1 and np.any(order[1:] < order[:-1]):
-        restored = np.empty_like(out)
-        restored[:, order] = out[:, : order.size]
-        if with_mean:
-            restored[:, -1] = out[:, -1]
-        return restored
-    return out
+    return _in_order(out, order)
 
 
 def resampling_path(scheme: Scheme, n_quantiles: int, with_mean: bool, engine: str) -> str:
@@ -428,9 +422,15 @@ def _fixed_block(scheme: Scheme) -> int | None:
 
 
 def _in_order(columns: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Columns computed for ``qs[order]`` put back in the order of ``qs``."""
-    restored = np.empty_like(columns)
-    restored[:, order] = columns
+    """Columns (last axis) computed for ``qs[order]`` put back in the order of ``qs``.
+
+    Columns past ``order.size`` (a mean after the quantiles) stay where they
+    are; already ascending quantiles are returned as computed.
+    """
+    if order.size < 2 or not np.any(order[1:] < order[:-1]):
+        return columns
+    restored = columns.copy()
+    restored[..., order] = columns[..., : order.size]
     return restored
 
 
@@ -581,8 +581,4 @@ def table_quantiles(
         scheme.sorted_x, scheme.ranks, np.array(sizes, np.int64), np.array(keys, np.uint64),
         sorted_qs, tables, scheme.kind, b, n_resamples,
     )  # fmt: skip
-    if order.size > 1 and np.any(order[1:] < order[:-1]):
-        restored = np.empty_like(out)
-        restored[:, :, order] = out
-        return restored
-    return out
+    return _in_order(out, order)
