@@ -12,7 +12,9 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   every ``--original-every`` versions (:func:`round_order`): this machine's
   speed drifts by 20% over minutes, and an original measured only at the
   start of each round once made all nine versions of a workload look
-  slower (or faster) than it. Response times are pooled over the
+  slower (or faster) than it. The scenarios take turns round by round
+  (:func:`oracle_schedule`), so that the model's load tests and every
+  scenario's span the same minutes. Response times are pooled over the
   repetitions; a version regresses when the rank-sum p <= 0.05 and Cliff's
   delta is positive and beyond negligible (:func:`perfstats.local_deviation`),
   the same rule as the model's verdict. CPU % per service comes from the
@@ -484,48 +486,39 @@ def round_order(versions: Sequence[str], rep: int, reps: int, every: int) -> lis
 
 
 def load_tests_in(n_versions: int, reps: int, every: int) -> int:
-    """How many load tests :func:`run_scenario` runs."""
+    """How many load tests one scenario's rounds hold."""
     return sum(len(round_order(["v"] * n_versions, r, reps, every)) for r in range(reps))
 
 
-def run_scenario(
-    name: str,
-    versions: Sequence[str],
-    *,
-    duration: float,
-    warmup: float,
-    reps: int,
-    seed: int,
-    keep_spans: bool,
-    bar: tqdm | None,
-    original_every: int = ORIGINAL_EVERY,
-) -> tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]:
-    """Interleaved load tests: ``reps`` rounds of every version, the original among them.
+def oracle_schedule(
+    scenarios: Sequence[str], versions: Sequence[str], reps: int, every: int
+) -> list[tuple[str, int, str]]:
+    """Every load test of :func:`run_oracle` in the order run: ``(scenario, round, version)``.
 
-    The order within a round is :func:`round_order`'s. Every run of a round
-    shares its Poisson arrival times (one seed per round).
+    Round by round, and within a round every scenario in turn (each in
+    :func:`round_order`'s order), so that the model's load tests (the fixed
+    workload's original) and every scenario's load tests span the same
+    minutes: the machine's speed drifts by 10-20 % over minutes, and
+    scenarios run one after the other made the later ones' original differ
+    from the model built from the first by that much. The fixed workload's
+    original is measured in every round even when the fixed scenario is not
+    asked for.
+
+    >>> oracle_schedule(["variant1"], ["a"], 2, 3)  # doctest: +NORMALIZE_WHITESPACE
+    [('fixed', 0, 'original'), ('variant1', 0, 'original'), ('variant1', 0, 'a'),
+     ('fixed', 1, 'original'), ('variant1', 1, 'original'), ('variant1', 1, 'a'),
+     ('variant1', 1, 'original')]
     """
-    workload = SCENARIOS[name]
-    base: list[LoadTestRun] = []
-    runs: dict[str, list[LoadTestRun]] = {v: [] for v in versions}
+    names = ["fixed"] + [s for s in scenarios if s != "fixed"]
+    order: list[tuple[str, int, str]] = []
     for rep in range(reps):
-        rep_seed = seed + 1000 * rep + list(SCENARIOS).index(name)
-        for version in round_order(versions, rep, reps, original_every):
-            if bar is not None:
-                bar.set_postfix_str(f"{name} rep {rep + 1} {version}")
-            inj = Injection() if version == "original" else Injection.parse(version)
-            run = run_load_test(
-                inj,
-                workload,
-                duration=duration,
-                warmup=warmup,
-                seed=rep_seed,
-                keep_spans=keep_spans and version == "original",
-            )
-            (base if version == "original" else runs[version]).append(run)
-            if bar is not None:
-                bar.update(1)
-    return base, runs
+        for name in names:
+            if name in scenarios:
+                vs = round_order(versions, rep, reps, every)
+            else:
+                vs = round_order((), rep, reps, 0)
+            order += [(name, rep, v) for v in vs]
+    return order
 
 
 def run_summary(run: LoadTestRun) -> dict[str, Any]:
@@ -543,8 +536,7 @@ LoadRuns = dict[str, tuple[list[LoadTestRun], dict[str, list[LoadTestRun]]]]
 
 def oracle_load_tests(scenarios: Sequence[str], n_versions: int, reps: int, every: int) -> int:
     """How many load tests :func:`run_oracle` runs."""
-    per_scenario = load_tests_in(n_versions, reps, every)
-    return len(scenarios) * per_scenario + ("fixed" not in scenarios) * load_tests_in(0, reps, 0)
+    return len(oracle_schedule(scenarios, ["v"] * n_versions, reps, every))
 
 
 def run_oracle(
@@ -558,18 +550,32 @@ def run_oracle(
     bar: tqdm | None,
     original_every: int = ORIGINAL_EVERY,
 ) -> LoadRuns:
-    """Every load test: per scenario, the original's runs and each version's.
+    """Every load test, in :func:`oracle_schedule`'s order: the original's and each version's.
 
     The fixed scenario's original version is always measured (with spans):
-    the model is built from it.
+    the model is built from it. Every run of one scenario's round shares its
+    Poisson arrival times (one seed per scenario and round).
     """
-    out: LoadRuns = {}
-    for name in ["fixed"] + [s for s in scenarios if s != "fixed"]:
-        out[name] = run_scenario(
-            name, versions if name in scenarios else (), duration=duration, warmup=warmup,
-            reps=reps, seed=seed, keep_spans=name == "fixed", bar=bar,
-            original_every=original_every,
+    names = ["fixed"] + [s for s in scenarios if s != "fixed"]
+    out: LoadRuns = {
+        name: ([], {v: [] for v in (versions if name in scenarios else ())}) for name in names
+    }
+    for name, rep, version in oracle_schedule(scenarios, versions, reps, original_every):
+        if bar is not None:
+            bar.set_postfix_str(f"{name} rep {rep + 1} {version}")
+        inj = Injection() if version == "original" else Injection.parse(version)
+        run = run_load_test(
+            inj,
+            SCENARIOS[name],
+            duration=duration,
+            warmup=warmup,
+            seed=seed + 1000 * rep + list(SCENARIOS).index(name),
+            keep_spans=name == "fixed" and version == "original",
         )
+        base, runs = out[name]
+        (base if version == "original" else runs[version]).append(run)
+        if bar is not None:
+            bar.update(1)
     return out
 
 
