@@ -498,11 +498,10 @@ def oracle_schedule(
     Round by round, and within a round every scenario in turn (each in
     :func:`round_order`'s order), so that the model's load tests (the fixed
     workload's original) and every scenario's load tests span the same
-    minutes: the machine's speed drifts by 10-20 % over minutes, and
-    scenarios run one after the other made the later ones' original differ
-    from the model built from the first by that much. The fixed workload's
-    original is measured in every round even when the fixed scenario is not
-    asked for.
+    minutes: the machine's speed drifts over minutes, and a drift should hit
+    the model and every scenario alike, as the rounds make it hit every
+    version alike. The fixed workload's original is measured in every round
+    even when the fixed scenario is not asked for.
 
     >>> oracle_schedule(["variant1"], ["a"], 2, 3)  # doctest: +NORMALIZE_WHITESPACE
     [('fixed', 0, 'original'), ('variant1', 0, 'original'), ('variant1', 0, 'a'),
