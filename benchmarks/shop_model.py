@@ -238,6 +238,27 @@ MAX_BIN = 10
 MIN_BIN_CALLS = 100
 
 
+def leaf_calls(
+    spans: Sequence[Mapping[str, Any]], service: str
+) -> list[tuple[Mapping[str, Any], float]]:
+    """Every leaf call of ``service`` with the time-averaged leaf calls in flight meanwhile.
+
+    A leaf is a span with no children (CPU-bound work, no downstream call);
+    the count includes the call itself, so a call that ran alone has 1.
+    """
+    mine = [s for s in spans if s["service"] == service]
+    parents = {s["parent_id"] for s in mine}
+    leaves = [s for s in mine if s["id"] not in parents and s["end"] > s["start"]]
+    start = np.array([s["start"] for s in leaves])
+    end = np.array([s["end"] for s in leaves])
+    out = []
+    for s in leaves:
+        a, b = s["start"], s["end"]
+        overlap = np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None).sum()
+        out.append((s, float(overlap / (b - a))))
+    return out
+
+
 def relative_cpu_by_concurrency(
     spans: Sequence[Mapping[str, Any]], service: str, *, weight: str = "call"
 ) -> dict[int, tuple[int, float]]:
@@ -273,18 +294,11 @@ def relative_cpu_by_concurrency(
     """
     if weight not in ("call", "cpu"):
         raise ValueError(f"weight must be 'call' or 'cpu', got {weight!r}")
-    mine = [s for s in spans if s["service"] == service]
-    parents = {s["parent_id"] for s in mine}
-    leaves = [s for s in mine if s["id"] not in parents and s["end"] > s["start"]]
-    if not leaves:
-        return {}
-    start = np.array([s["start"] for s in leaves])
-    end = np.array([s["end"] for s in leaves])
     by_name: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for s in leaves:
-        a, b = s["start"], s["end"]
-        overlap = np.clip(np.minimum(end, b) - np.maximum(start, a), 0.0, None).sum()
-        by_name[s["name"]].append((overlap / (b - a), s["cpu"]))
+    for s, in_flight in leaf_calls(spans, service):
+        by_name[s["name"]].append((in_flight, s["cpu"]))
+    if not by_name:
+        return {}
     cpu: list[float] = []
     ref: list[float] = []
     conc: list[float] = []
@@ -407,6 +421,63 @@ def _fit_scale(
     return float(brentq(lambda x: utilisation(x) - target, lo, hi, xtol=1e-12))
 
 
+#: Calls served alone a component needs in both sets of load tests to time the machine.
+MIN_SPEED_CALLS = 10
+
+
+def speed_ratio(
+    runs: Sequence[LoadTestRun],
+    calibration: Sequence[LoadTestRun],
+    service: str,
+    kinds: Sequence[str],
+) -> float | None:
+    """How fast the machine ran ``service`` in ``runs`` relative to ``calibration``.
+
+    The ratio of the mean CPU time of its leaf components' calls that ran
+    alone (one call in flight, so that the calibration's concurrency does not
+    enter), in requests of ``kinds``: summed over the components both sets
+    have at least :data:`MIN_SPEED_CALLS` such calls of. Below 1 when the
+    machine was slower during the calibration. ``None`` when no component
+    qualifies.
+
+    The calibration runs minutes after the model's load tests, and this
+    machine's speed moves by 15 % and more in that time (CPU per call alone
+    0.84-0.85 times the calibration's in every leaf component of two services
+    on 2026-11-27); a demand from the calibration is at its speed.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> def calls(cpu, trace):
+    ...     return [{"id": f"{trace}{i}", "parent_id": None, "trace_id": f"{trace}{i}",
+    ...              "name": "f", "service": "s",
+    ...              "start": 2.0 * i, "end": 2.0 * i + 1.0, "cpu": cpu} for i in range(12)]
+    >>> fast = SimpleNamespace(spans=calls(1.0, "a"))
+    >>> slow = SimpleNamespace(spans=calls(1.25, "b"))
+    >>> speed_ratio([fast], [slow], "s", ["f"])  # the root span's name is the request type
+    0.8
+    """
+    def alone(sets: Sequence[LoadTestRun]) -> dict[str, list[float]]:
+        spans = pooled_spans(sets)
+        classes = trace_classes(spans)
+        out: dict[str, list[float]] = defaultdict(list)
+        for s, in_flight in leaf_calls(spans, service):
+            if in_flight < 1.5 and classes.get(s["trace_id"]) in kinds:
+                out[s["name"]].append(float(s["cpu"]))
+        return out
+
+    mine, theirs = alone(runs), alone(calibration)
+    common = [
+        c for c in mine
+        if len(mine[c]) >= MIN_SPEED_CALLS and len(theirs.get(c, ())) >= MIN_SPEED_CALLS
+    ]  # fmt: skip
+    if not common:
+        return None
+    num = sum(float(np.mean(mine[c])) for c in common)
+    den = sum(float(np.mean(theirs[c])) for c in common)
+    return num / den if den > 0.0 else None
+
+
 def alone_demands(
     demands: Mapping[str, Mapping[str, float]],
     slowdown: Mapping[str, tuple[float, ...] | None],
@@ -425,6 +496,9 @@ def alone_demands(
       demand that gives the station its measured utilisation in those tests:
       the utilisation law of a single-type load test, exact, where splitting
       a mixed test's busy time by the types' span (wall-clock) time is not;
+      then moved to the speed the machine ran ``runs`` at
+      (:func:`speed_ratio`), since the other types' share is what is left
+      of ``runs``' busy time;
     * the other types keep their split of ``runs`` and share one factor that
       gives the station its measured utilisation in ``runs``.
 
@@ -444,7 +518,12 @@ def alone_demands(
             target = sum(run.busy_s[svc] for run in calibration) / cal_window
             scale = _fit_scale(svc, {}, cal, cal_rates, table, target)
             if scale is not None:
-                kept = {k: d * scale for k, d in cal.items()}
+                # At the speed of the model's load tests, not the calibration's.
+                speed = speed_ratio(runs, calibration, svc, list(cal))
+                if speed is None:
+                    logger.warning("%s: no component to time the calibration's speed by", svc)
+                    speed = 1.0
+                kept = {k: d * scale * speed for k, d in cal.items()}
         if table is None and not kept:
             continue
         rest = {k: d for k, d in own.items() if k not in kept and fixed_rates.get(k, 0.0) > 0}

@@ -175,6 +175,33 @@ def test_the_calibration_fixes_its_own_request_type_and_the_rest_share_the_remai
     assert slow["a"] < 0.008 and slow["b"] < 0.34 / 30
 
 
+def _timed(run: LoadTestRun, cpu: float, tag: str) -> LoadTestRun:
+    """``run`` with spans: twelve requests of type a served alone at service s, ``cpu`` each."""
+    spans = [_span(f"{tag}{i}", "a", 10.0 * i, 10.0 * i + 1.0, cpu, service="s")
+             for i in range(12)]  # fmt: skip
+    return LoadTestRun(**{**run.__dict__, "spans": spans})
+
+
+def test_calibration_demands_move_to_the_speed_of_the_model_load_tests() -> None:
+    # As above, but the machine ran 25 % slower during the calibration: the
+    # same calls alone took 1.25 times the CPU. Type a's 8 ms there are
+    # 6.4 ms at the mixed test's speed, and b takes the rest: (50 % - 20/s
+    # x 6.4 ms) / 30/s.
+    runs = [_timed(_run({"s": 25.0, "g": 5.0}, {"a": 1000, "b": 1500}, 50.0), 0.004, "m")]
+    calibration = [_timed(_run({"s": 9.6, "g": 1.2}, {"a": 1200}, 20.0), 0.005, "c")]
+    demands = {"s": {"a": 0.010, "b": 0.010}, "g": {"a": 0.001, "b": 0.002}}
+    out = alone_demands(demands, {"s": None, "g": None}, runs, calibration)
+    assert out["s"]["a"] == pytest.approx(0.0064, rel=1e-9)
+    assert out["s"]["b"] == pytest.approx((0.5 - 20 * 0.0064) / 30, rel=1e-9)
+    # g has no timed calls in either: its calibration demand stays as measured.
+    assert out["g"]["a"] == pytest.approx(0.001, rel=1e-9)
+    # At equal speed nothing moves.
+    same = [_timed(calibration[0], 0.004, "c")]
+    assert alone_demands(demands, {"s": None, "g": None}, runs, same)["s"]["a"] == pytest.approx(
+        0.008, rel=1e-9
+    )
+
+
 def test_calibration_adds_load_tests_until_the_busiest_station_has_a_second_bin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
