@@ -490,6 +490,11 @@ def load_tests_in(n_versions: int, reps: int, every: int) -> int:
     return sum(len(round_order(["v"] * n_versions, r, reps, every)) for r in range(reps))
 
 
+def oracle_workloads(scenarios: Sequence[str]) -> list[str]:
+    """The workloads the oracle measures: the fixed one (the model's) first, then ``scenarios``."""
+    return ["fixed"] + [s for s in scenarios if s != "fixed"]
+
+
 def oracle_schedule(
     scenarios: Sequence[str], versions: Sequence[str], reps: int, every: int
 ) -> list[tuple[str, int, str]]:
@@ -508,7 +513,7 @@ def oracle_schedule(
      ('fixed', 1, 'original'), ('variant1', 1, 'original'), ('variant1', 1, 'a'),
      ('variant1', 1, 'original')]
     """
-    names = ["fixed"] + [s for s in scenarios if s != "fixed"]
+    names = oracle_workloads(scenarios)
     order: list[tuple[str, int, str]] = []
     for rep in range(reps):
         for name in names:
@@ -555,9 +560,9 @@ def run_oracle(
     the model is built from it. Every run of one scenario's round shares its
     Poisson arrival times (one seed per scenario and round).
     """
-    names = ["fixed"] + [s for s in scenarios if s != "fixed"]
     out: LoadRuns = {
-        name: ([], {v: [] for v in (versions if name in scenarios else ())}) for name in names
+        name: ([], {v: [] for v in (versions if name in scenarios else ())})
+        for name in oracle_workloads(scenarios)
     }
     for name, rep, version in oracle_schedule(scenarios, versions, reps, original_every):
         if bar is not None:
