@@ -11,9 +11,26 @@ whatever algorithm finds them.
 Quickselect: median-of-three pivots and Hoare's partition, whose scans stop
 on keys equal to the pivot, so the many ties of resampled quantiles split
 evenly (Sedgewick, "Implementing Quicksort programs", CACM 21(10), 1978).
+
+The bounds of a percentile interval sit in the tails of a thousand or so
+resampled values, where quickselect still partitions the whole column
+around pivots near its middle, with a mispredicted branch on every other
+value. Following Floyd and Rivest, a small sample of the column brackets
+each tail instead: one pass copies out the values at or beyond the two
+brackets (a store on every value, a counter moved by the comparison, so no
+branch to mispredict), and the ranks are selected among those few. A
+bracket that misses (the sample was unlucky) shows in the counts, and the
+column is then selected in full, so the values never depend on the sample.
+
+References
+----------
+.. [FR1975] R. W. Floyd and R. L. Rivest, "Expected time bounds for
+   selection", Communications of the ACM 18(3), 165-172, 1975.
 """
 
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
@@ -23,6 +40,14 @@ from .quantile import column_into, lerp, linear_position
 # Partition rounds before a range is sorted outright: a guard against the
 # rare inputs on which median-of-three pivots keep splitting badly.
 _MAX_ROUNDS = 64
+
+# Tail brackets: values sampled from a column, and the smallest column for
+# which a bracket pays (below it the sample is most of the column).
+TAIL_SAMPLE = 64
+TAIL_MIN_ROWS = 256
+# A tail takes a bracket only while it holds at most this share of the
+# column: beyond it, the copied values cost as much as a full selection.
+TAIL_MAX_SHARE = 0.125
 
 
 @nb.njit(cache=True, inline="always")
@@ -98,6 +123,90 @@ def _next_up(a: np.ndarray, k: int, hi: int) -> float:
 
 
 @nb.njit(cache=True)
+def _bracket_index(k: int, m: int) -> int:
+    """Index into the sorted sample of a bracket that holds ``k`` of ``m`` values.
+
+    The sample index expected to match rank ``k`` plus three binomial
+    standard deviations and one: the bracket holds fewer than ``k`` values
+    in well under one column in a thousand. ``TAIL_SAMPLE`` when no index
+    of the sample is safe.
+    """
+    p = k / m
+    expected = TAIL_SAMPLE * p
+    spread = 3.0 * math.sqrt(TAIL_SAMPLE * p * (1.0 - p))
+    return min(int(math.ceil(expected + spread)) + 1, TAIL_SAMPLE)
+
+
+@nb.njit(cache=True)
+def tail_brackets(
+    col: np.ndarray, k_low: int, k_high: int, low: np.ndarray, high: np.ndarray
+) -> tuple[int, int]:
+    """Copy at least the ``k_low`` smallest and ``k_high`` largest values of ``col``.
+
+    ``low`` receives every value at or below a bracket drawn from a
+    sample of the column, ``high`` every value at or above another; both
+    need room for the whole column. Returns how many each received, or
+    ``(-1, -1)`` when a bracket cannot be drawn (the tails are too wide for
+    the sample) or holds too few values: the caller then selects in the
+    whole column. Rank ``r < k_low`` of ``col`` is then rank ``r`` of
+    ``low[:n_low]``, and rank ``r >= m - k_high`` is rank
+    ``r - (m - n_high)`` of ``high[:n_high]``, ties included (a bracket
+    takes every value equal to it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats._kernels.select import tail_brackets
+    >>> col = np.random.default_rng(0).permutation(1000).astype(float)
+    >>> low, high = np.empty(1000), np.empty(1000)
+    >>> n_low, n_high = tail_brackets(col, 26, 26, low, high)
+    >>> bool(np.array_equal(np.sort(low[:n_low])[:26], np.arange(26.0)))
+    True
+    >>> bool(np.array_equal(np.sort(high[:n_high])[-26:], np.arange(974.0, 1000.0)))
+    True
+    """
+    m = col.size
+    if low.size < m or high.size < m:
+        # Every value is stored in both (most are overwritten): the
+        # unchecked stores must stay inside them.
+        raise ValueError("tail_brackets needs room for the whole column in low and high")
+    i_low = _bracket_index(k_low, m) if k_low > 0 else -1
+    i_high = _bracket_index(k_high, m) if k_high > 0 else -1
+    if i_low >= TAIL_SAMPLE or i_high >= TAIL_SAMPLE:
+        return -1, -1
+    sample = np.empty(TAIL_SAMPLE)
+    for i in range(TAIL_SAMPLE):
+        sample[i] = col[np.uint64(i * m // TAIL_SAMPLE)]
+    # Below a bracket that takes nothing, no value passes: -inf and +inf
+    # would take the infinite values of the column.
+    cut_low = select(sample, 0, TAIL_SAMPLE - 1, i_low) if k_low > 0 else np.nan
+    cut_high = (
+        select(sample, 0, TAIL_SAMPLE - 1, TAIL_SAMPLE - 1 - i_high) if k_high > 0 else np.nan
+    )
+    n_low = 0
+    n_high = 0
+    for i in range(m):
+        v = col[np.uint64(i)]
+        low[np.uint64(n_low)] = v
+        high[np.uint64(n_high)] = v
+        n_low += v <= cut_low
+        n_high += v >= cut_high
+    if n_low < k_low or n_high < k_high:
+        return -1, -1
+    return n_low, n_high
+
+
+@nb.njit(cache=True)
+def _tail_counts(m: int, lo1: int, hi1: int, lo2: int) -> tuple[int, int]:
+    """Values the low and the high tail need, or ``(0, 0)`` where brackets do not pay."""
+    k_low = hi1 + 1
+    k_high = m - lo2
+    if m < TAIL_MIN_ROWS or max(k_low, k_high) > TAIL_MAX_SHARE * m:
+        return 0, 0
+    return k_low, k_high
+
+
+@nb.njit(cache=True)
 def percentile_bounds(
     boot: np.ndarray, tail: float, sorted_x: np.ndarray, qs: np.ndarray
 ) -> np.ndarray:
@@ -126,10 +235,26 @@ def percentile_bounds(
     lo1, hi1, g1 = linear_position(m, tail)
     lo2, hi2, g2 = linear_position(m, 1.0 - tail)
     col = np.empty(m)
+    k_low, k_high = _tail_counts(m, lo1, hi1, lo2)
+    room = m if k_low else 0
+    low = np.empty(room)
+    high = np.empty(room)
     for j in range(k):
         if column_into(boot, j, col):
             out[0, j] = np.nan
             out[1, j] = np.nan
+            continue
+        n_low = n_high = -1
+        if k_low:
+            n_low, n_high = tail_brackets(col, k_low, k_high, low, high)
+        if n_low >= 0:
+            a = select(low, 0, n_low - 1, lo1)
+            b = a if hi1 == lo1 else _next_up(low, hi1, n_low - 1)
+            out[0, j] = lerp(a, b, g1)
+            skip = m - n_high
+            c = select(high, 0, n_high - 1, lo2 - skip)
+            d = c if hi2 == lo2 else _next_up(high, hi2 - skip, n_high - 1)
+            out[1, j] = lerp(c, d, g2)
         else:
             # Ranks ascend (lo1 <= hi1 <= lo2 <= hi2 for tail <= 0.5), so
             # each selection works right of the one before it.
@@ -149,6 +274,21 @@ def percentile_bounds(
     return out
 
 
+@nb.njit(cache=True, inline="always")
+def _take(a: np.ndarray, top: int, r: int, done: int) -> int:
+    """Put ``a``'s order statistic at ``r`` in place, right of rank ``done`` (in place).
+
+    Returns the new ``done``: ``a[done]`` holds its order statistic, with
+    nothing greater left of it and nothing smaller right of it (ranks are
+    taken in ascending order; the next one up costs one pass).
+    """
+    if r > done + 1:
+        select(a, done + 1, top, r)
+    elif r == done + 1:
+        _next_up(a, r, top)
+    return max(done, r)
+
+
 @nb.njit(cache=True)
 def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
     """Quantiles ``qs`` of each column of ``values``, shape ``(len(qs), columns)``.
@@ -157,7 +297,9 @@ def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
     a NaN gives NaN). The ranks the quantiles read are taken in ascending
     order, each by a selection right of the one before (or, for the next
     rank up, by one pass): O(rows) per column, several times faster than
-    NumPy's partition at a few ranks of a thousand rows.
+    NumPy's partition at a few ranks of a thousand rows. When every rank
+    lies in a narrow tail, the selections run among the values
+    :func:`tail_brackets` copies out.
 
     Examples
     --------
@@ -172,26 +314,55 @@ def column_quantiles(values: np.ndarray, qs: np.ndarray) -> np.ndarray:
     k = values.shape[1]
     out = np.empty((qs.size, k))
     ascending = np.argsort(qs)
+    # Values each tail needs: the ranks below the middle from the bottom,
+    # the others from the top; no brackets if a rank is far from both ends.
+    k_low = 0
+    k_high = 0
+    for t in range(qs.size):
+        lo, hi, _ = linear_position(m, qs[t])
+        for r in (lo, hi):
+            if 2 * r < m:
+                k_low = max(k_low, r + 1)
+            else:
+                k_high = max(k_high, m - r)
+    if m < TAIL_MIN_ROWS or max(k_low, k_high) > TAIL_MAX_SHARE * m:
+        k_low = k_high = 0
     col = np.empty(m)
+    # tail_brackets stores every value in both, even for a tail it skips.
+    room = m if k_low or k_high else 0
+    low = np.empty(room)
+    high = np.empty(room)
     for j in range(k):
         if column_into(values, j, col):
             out[:, j] = np.nan
             continue
-        # col[done] holds its order statistic, with nothing greater left of
-        # it and nothing smaller right of it.
+        n_low = n_high = -1
+        if k_low or k_high:
+            n_low, n_high = tail_brackets(col, k_low, k_high, low, high)
+        # Per array, the rank (in that array) whose order statistic is in
+        # place with nothing greater left of it and nothing smaller right.
         done = -1
+        done_low = -1
+        done_high = -1
+        skip = m - n_high
         for t in ascending:
             lo, hi, g = linear_position(m, qs[t])
             a = 0.0
+            b = 0.0
             for r in (lo, hi):
-                if r > done + 1:
-                    select(col, done + 1, m - 1, r)
-                elif r == done + 1:
-                    _next_up(col, r, m - 1)
-                done = max(done, r)
+                if n_low < 0:
+                    done = _take(col, m - 1, r, done)
+                    v = col[r]
+                elif r < k_low:
+                    done_low = _take(low, n_low - 1, r, done_low)
+                    v = low[r]
+                else:
+                    done_high = _take(high, n_high - 1, r - skip, done_high)
+                    v = high[r - skip]
                 if r == lo:
-                    a = col[r]
-            out[t, j] = lerp(a, col[hi], g)
+                    a = v
+                b = v
+            out[t, j] = lerp(a, b, g)
     return out
 
 
