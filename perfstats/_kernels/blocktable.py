@@ -96,19 +96,6 @@ def fine_columns(n: int) -> int:
 
 
 @nb.njit(cache=True)
-def _spread_bits() -> np.ndarray:
-    """For each 4-bit value, its bits as four 16-bit lanes of a uint64."""
-    out = np.zeros(16, np.uint64)
-    for v in range(16):
-        w = np.uint64(0)
-        for t in range(4):
-            if (v >> t) & 1:
-                w |= np.uint64(1) << np.uint64(16 * t)
-        out[v] = w
-    return out
-
-
-@nb.njit(cache=True)
 def _lane_steps() -> np.ndarray:
     """``steps[k]``: +1 in each of the 16 int16 lanes ``>= k`` of four uint64 words."""
     out = np.zeros((17, 4), np.uint64)
@@ -130,6 +117,12 @@ def _unpack(w0: np.uint64, w1: np.uint64, w2: np.uint64, w3: np.uint64, out: np.
 
 
 _LANE = np.uint64(0xFFFF)
+# A 4-bit value times _SPREAD puts bit t at bit 16 t (its four partial
+# products land on bits 0-3, 15-18, 30-33 and 45-48, so no carries), and
+# _LANE_ONES keeps those bits: the value's bits as four int16 lanes, by
+# arithmetic rather than a table lookup.
+_SPREAD = np.uint64(0x0000200040008001)
+_LANE_ONES = np.uint64(0x0001000100010001)
 _NIBBLE = np.uint64(15)
 _S4 = np.uint64(4)
 _S8 = np.uint64(8)
@@ -237,12 +230,12 @@ def _table_chunk(
     acc = np.zeros(17, np.int64)
     acc_f = np.zeros(17, np.int64)
     hist = np.zeros(16, np.int64)
-    spread = _spread_bits()
     steps = _lane_steps()
     tail_r = np.empty(b, np.int64)
     # Unsigned, so that numba indexes the tables with them without a test
     # for negative indices (about a tenth of the kernel's time).
     starts = np.empty(n // b + 1, np.uint64)
+    found = np.empty(n // b + 1, np.uint64)
     circular = kind == CIRCULAR
     # The first coarse column at or past the last rank; when the columns
     # below it fit in the first word (ranks < 1024), only that word of a row
@@ -345,14 +338,22 @@ def _table_chunk(
                 if built_g != g:
                     # Each rank occurs once per block holding it: a vertical
                     # count of the blocks' mask bits, four lanes per word.
+                    # A short window holds no rank of most groups, so the
+                    # non-empty masks are gathered first (a store and a
+                    # counter step each, no branch to mispredict).
                     masks_g = masks[g]
-                    w0 = w1 = w2 = w3 = np.uint64(0)
+                    held = 0
                     for k in range(n_blocks):
                         mask = np.uint64(masks_g[starts[k]])
-                        w0 += spread[mask & _NIBBLE]
-                        w1 += spread[(mask >> _S4) & _NIBBLE]
-                        w2 += spread[(mask >> _S8) & _NIBBLE]
-                        w3 += spread[mask >> _S12]
+                        found[held] = mask
+                        held += mask != 0
+                    w0 = w1 = w2 = w3 = np.uint64(0)
+                    for k in range(held):
+                        mask = found[k]
+                        w0 += ((mask & _NIBBLE) * _SPREAD) & _LANE_ONES
+                        w1 += (((mask >> _S4) & _NIBBLE) * _SPREAD) & _LANE_ONES
+                        w2 += (((mask >> _S8) & _NIBBLE) * _SPREAD) & _LANE_ONES
+                        w3 += ((mask >> _S12) * _SPREAD) & _LANE_ONES
                     _unpack(w0, w1, w2, w3, hist)
                     for t in range(tail_take):
                         if tail_r[t] >> FINE == g:

@@ -196,6 +196,10 @@ def run_kernel(serial: Callable[..., T], parallel: Callable[..., T], work: int, 
     if threads == 1:
         return serial(*args)
     before = numba.get_num_threads()
+    if before == threads:
+        # numba.set_num_threads checks and re-launches its pool: about
+        # 13 us a call, twice per kernel, a fortieth of a Metior decision.
+        return parallel(*args)
     numba.set_num_threads(threads)
     try:
         return parallel(*args)

@@ -93,7 +93,15 @@ def test_estimate_is_numpy_percentile() -> None:
 
 @pytest.mark.parametrize(
     ("block_length", "block_kind"),
-    [(None, "moving"), (7, "moving"), (7, "circular"), (7.5, "stationary"), (7, "superflow")],
+    [
+        (None, "moving"),
+        (7, "moving"),
+        (7, "circular"),
+        (7.5, "stationary"),
+        (7, "superflow"),
+        # Blocks of one to four points are counted by unrolled loops.
+        *((b, kind) for b in (1, 2, 3, 4) for kind in ("moving", "superflow")),
+    ],
 )
 def test_resampling_kernel_equals_numpy_on_the_same_resamples(
     block_length: float | None, block_kind: str
