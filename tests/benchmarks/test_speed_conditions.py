@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,27 @@ def test_time_case_reports_the_one_thread_side() -> None:
     assert set(row) >= {"perfstats_s", "one_thread_s", "anchor_s", "ratio", "vs_one_thread"}
     assert row["ratio"] == row["anchor_s"] / row["perfstats_s"]
     assert row["vs_one_thread"] == row["one_thread_s"] / row["perfstats_s"]
+
+
+def test_default_and_one_thread_sides_are_timed_over_the_same_number_of_calls() -> None:
+    # The one-thread side's first timed call is slow (as if preempted):
+    # counts sized from single calls would time it over far fewer calls
+    # than the default, and a busy machine preempts longer timings more.
+    from perfstats._kernels import threads
+
+    calls = {"default": 0, "one thread": 0}
+
+    def fn() -> None:
+        side = "default" if threads._allowed else "one thread"
+        calls[side] += 1
+        if side == "one thread" and calls[side] == 2:
+            time.sleep(0.02)
+        sum(range(200))
+
+    time_case(SpeedCase("s", fn, "a", lambda: sum(range(200))), repeats=3, target_s=0.005)
+    # The default side also ran the probes that size the count (five).
+    assert calls["default"] - calls["one thread"] == 5
+    assert calls["one thread"] > 3 + 1
 
 
 def test_time_case_reports_the_ratio_to_the_reference_code() -> None:
