@@ -18,7 +18,9 @@ side's time is the median of its rounds (see ``benchmarks/harness.py``).
 Writes ``{"conditions": {condition: [{"name", "perfstats_s", "one_thread_s",
 "anchor", "anchor_s", "ratio", "vs_one_thread", "reference_s",
 "vs_reference"}]}, "cold_start": {...}}`` where ``ratio = anchor_s /
-perfstats_s``, ``vs_one_thread = one_thread_s / perfstats_s`` and, for the
+perfstats_s``, ``vs_one_thread`` the median over rounds of each round's
+one-thread time over its default time (``vs_one_thread_of_medians`` is
+``one_thread_s / perfstats_s``) and, for the
 rules whose public reference code was timed on this machine (ANCHORS.md),
 ``vs_reference = reference_s / perfstats_s`` (the "vs ref" column; the
 reference time is the idle one, so under load the column says how far the
@@ -225,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         "\nratio against the anchor (anchor_s / perfstats_s; 1/x: x times slower), "
-        "default vs one thread (one_thread_s / perfstats_s) and against the paper's "
+        "default vs one thread (median over rounds of one-thread time / default time) "
+        "and against the paper's "
         "reference code (reference_s / perfstats_s, ANCHORS.md), per condition:"
     )
     head = "".join(f" {c + ' ratio':>11} {c + ' vs1t':>10} {c + ' vsref':>11}" for c in conditions)
