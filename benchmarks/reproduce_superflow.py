@@ -35,8 +35,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfstats.replay import replay, worker_pool
-from perfstats.rules import (
+# The perfstats of this checkout, not whichever one is installed (an
+# editable install of another checkout would otherwise be timed).
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from perfstats.replay import replay, worker_pool  # noqa: E402
+from perfstats.rules import (  # noqa: E402
     CIWidth,
     Fixed,
     KSHalves,
@@ -45,7 +51,7 @@ from perfstats.rules import (
     Rule,
     SuperFlow,
 )
-from perfstats.scoring import score_distribution
+from perfstats.scoring import score_distribution  # noqa: E402
 
 STARTS = ("cold", "warm")
 PERCENTILES = ("25", "50", "75", "90")
