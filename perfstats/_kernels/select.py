@@ -3,8 +3,9 @@
 A rule's decision asks for a few intervals at a time from a thousand or so
 resamples each, so per-call NumPy overhead and a full partition per column
 cost more than the selection itself. :func:`percentile_bounds` reads the
-order statistics the two tail quantiles need with a quickselect per rank,
-and the estimates from the sorted sample, in one call. Order statistics are
+order statistics the two tail quantiles need through
+:func:`column_quantiles` (a quickselect per rank, or the tail brackets
+below), and the estimates from the sorted sample, in one call. Order statistics are
 unique values, so the bounds are those of ``numpy.quantile`` bit for bit,
 whatever algorithm finds them.
 
@@ -35,7 +36,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .quantile import column_into, lerp, linear_position
+from .quantile import column_into, lerp, linear_position, sorted_quantiles
 
 # Partition rounds before a range is sorted outright: a guard against the
 # rare inputs on which median-of-three pivots keep splitting badly.
@@ -197,16 +198,6 @@ def tail_brackets(
 
 
 @nb.njit(cache=True)
-def _tail_counts(m: int, lo1: int, hi1: int, lo2: int) -> tuple[int, int]:
-    """Values the low and the high tail need, or ``(0, 0)`` where brackets do not pay."""
-    k_low = hi1 + 1
-    k_high = m - lo2
-    if m < TAIL_MIN_ROWS or max(k_low, k_high) > TAIL_MAX_SHARE * m:
-        return 0, 0
-    return k_low, k_high
-
-
-@nb.njit(cache=True)
 def percentile_bounds(
     boot: np.ndarray, tail: float, sorted_x: np.ndarray, qs: np.ndarray
 ) -> np.ndarray:
@@ -229,48 +220,9 @@ def percentile_bounds(
     >>> rows[2].tolist()
     [5.0, 9.0]
     """
-    m = boot.shape[0]
-    k = boot.shape[1]
-    out = np.empty((3, k))
-    lo1, hi1, g1 = linear_position(m, tail)
-    lo2, hi2, g2 = linear_position(m, 1.0 - tail)
-    col = np.empty(m)
-    k_low, k_high = _tail_counts(m, lo1, hi1, lo2)
-    room = m if k_low else 0
-    low = np.empty(room)
-    high = np.empty(room)
-    for j in range(k):
-        if column_into(boot, j, col):
-            out[0, j] = np.nan
-            out[1, j] = np.nan
-            continue
-        n_low = n_high = -1
-        if k_low:
-            n_low, n_high = tail_brackets(col, k_low, k_high, low, high)
-        if n_low >= 0:
-            a = select(low, 0, n_low - 1, lo1)
-            b = a if hi1 == lo1 else _next_up(low, hi1, n_low - 1)
-            out[0, j] = lerp(a, b, g1)
-            skip = m - n_high
-            c = select(high, 0, n_high - 1, lo2 - skip)
-            d = c if hi2 == lo2 else _next_up(high, hi2 - skip, n_high - 1)
-            out[1, j] = lerp(c, d, g2)
-        else:
-            # Ranks ascend (lo1 <= hi1 <= lo2 <= hi2 for tail <= 0.5), so
-            # each selection works right of the one before it.
-            # (hi = lo + 1 whenever they differ, so the upper rank of each
-            # pair is the smallest value right of the lower one.)
-            a = select(col, 0, m - 1, lo1)
-            b = a if hi1 == lo1 else _next_up(col, hi1, m - 1)
-            out[0, j] = lerp(a, b, g1)
-            start = hi1 + 1 if lo2 > hi1 else lo2
-            c = col[lo2] if lo2 <= hi1 else select(col, start, m - 1, lo2)
-            d = c if hi2 == lo2 else (col[hi2] if hi2 <= hi1 else _next_up(col, hi2, m - 1))
-            out[1, j] = lerp(c, d, g2)
-    n = sorted_x.size
-    for t in range(qs.size):
-        lo, hi, g = linear_position(n, qs[t])
-        out[2, t] = lerp(sorted_x[lo], sorted_x[hi], g)
+    out = np.empty((3, boot.shape[1]))
+    out[:2] = column_quantiles(boot, np.array([tail, 1.0 - tail]))
+    out[2] = sorted_quantiles(sorted_x, qs)
     return out
 
 
