@@ -56,7 +56,7 @@ Examples
 
 import sys
 
-from .ab.gate import gate_files
+from .ab.file_gate import gate_files
 from .driver import RunResult, TargetFailed, run
 from .records import Measurement, read_record
 from .records import importers as io

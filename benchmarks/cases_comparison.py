@@ -6,9 +6,9 @@ import numpy as np
 import scipy.stats as st
 
 from benchmarks.harness import SpeedCase
-from perfstats.change import relative_change
-from perfstats.effects import cliffs_delta
-from perfstats.similarity import kl_similarity
+from perfstats.comparison.change import relative_change
+from perfstats.comparison.effects import cliffs_delta
+from perfstats.comparison.similarity import kl_similarity
 
 
 def _pair(n: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfstats.change import relative_change
-from perfstats.effects import cliffs_delta, wilcoxon_ranksum
+from perfstats.comparison.change import relative_change
+from perfstats.comparison.effects import cliffs_delta, wilcoxon_ranksum
 
 SIZES = (45, 100, 500)
 DELTAS = (0.0, 0.01, 0.03, 0.05, 0.10, 0.50)

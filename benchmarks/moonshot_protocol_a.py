@@ -43,9 +43,9 @@ from benchmarks.reproduce_superflow import (
     summary,
     table,
 )
-from perfstats.decision import Decision
+from perfstats.replay.scoring import accuracy, credible
 from perfstats.rules import KSHalves, Rule, SuperFlow
-from perfstats.scoring import accuracy, credible
+from perfstats.rules.decision import Decision
 
 TARGET = 0.85
 

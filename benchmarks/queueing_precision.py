@@ -1,4 +1,4 @@
-"""How long must a simulation of perfstats.queueing run? Precision of the mean.
+"""How long must a simulation of perfstats.system.queueing run? Precision of the mean.
 
 Protocol: the M/M/1 queue at 50% utilisation (lambda 1, mu 2, analytic mean
 response time 1 s) is simulated ``--reps`` times per length ``n`` with
@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 from perfstats import predict_regression
-from perfstats.queueing import OpenNetwork, Station
+from perfstats.system.queueing import OpenNetwork, Station
 
 
 def mpd_table(net: OpenNetwork, lengths: list[int], reps: int) -> list[dict[str, float]]:

@@ -55,8 +55,8 @@ import numpy as np
 import pandas as pd
 
 from perfstats.replay import replay
+from perfstats.replay.scoring import score_estimate
 from perfstats.rules import BasicBootstrap, CoV, Metior, PT4Cloud, Rule
-from perfstats.scoring import score_estimate
 
 ERROR = 0.03
 STATISTICS: dict[str, str | float] = {"mean": "mean", "p90": 0.9}

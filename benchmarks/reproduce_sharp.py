@@ -48,6 +48,7 @@ from benchmarks.reproduce_metior import load_pt4cloud
 from benchmarks.reproduce_superflow import data_root, load_scope, techniques
 from perfstats import characterize
 from perfstats.replay import replay
+from perfstats.replay.scoring import score_prefix
 from perfstats.rules import (
     GMM,
     HDI,
@@ -59,7 +60,6 @@ from perfstats.rules import (
     KSHalves,
     Rule,
 )
-from perfstats.scoring import score_prefix
 
 RESULTS = Path(__file__).resolve().parent / "results" / "sharp_protocol_c.json"
 INTERVAL = 5

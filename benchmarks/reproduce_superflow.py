@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from perfstats.replay import replay, worker_pool  # noqa: E402
+from perfstats.replay.scoring import score_distribution  # noqa: E402
 from perfstats.rules import (  # noqa: E402
     CIWidth,
     Fixed,
@@ -51,7 +52,6 @@ from perfstats.rules import (  # noqa: E402
     Rule,
     SuperFlow,
 )
-from perfstats.scoring import score_distribution  # noqa: E402
 
 STARTS = ("cold", "warm")
 PERCENTILES = ("25", "50", "75", "90")

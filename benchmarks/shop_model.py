@@ -399,7 +399,7 @@ def _fit_scale(
     slowdown ``table``; ``None`` when no factor reaches ``target`` (the kept
     demands alone load it more, or it saturates first).
     """
-    from perfstats.queueing import OpenNetwork, Station
+    from perfstats.system.queueing import OpenNetwork, Station
 
     classes = {**kept, **scaled}
 

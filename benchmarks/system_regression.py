@@ -32,7 +32,7 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   loads the model's busiest station most, at the rate the model says puts
   it at that utilisation) measures each service's CPU per call against the
   calls in flight; the stations become load-dependent
-  (``perfstats.queueing.Station(slowdown=...)``) and their demands those of
+  (``perfstats.system.queueing.Station(slowdown=...)``) and their demands those of
   a request served alone. The calibration's single request type also gets
   its demand at each service it visits from that test's utilisation law
   (exact for one type, where splitting a mixed test's CPU by span time is
@@ -145,7 +145,7 @@ class Model:
     def network(self, workload: Workload) -> Any:
         rates = workload.arrival_rates()
         stations = [
-            perfstats.queueing.Station(
+            perfstats.system.queueing.Station(
                 name,
                 servers=1,
                 demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
@@ -154,7 +154,7 @@ class Model:
             )
             for name in ORDER
         ]
-        return perfstats.queueing.OpenNetwork(stations, arrival_rates=rates)
+        return perfstats.system.queueing.OpenNetwork(stations, arrival_rates=rates)
 
 
 def busiest_station(model: Model) -> str:

@@ -1,21 +1,21 @@
 """perfstats: trustworthy performance measurements on noisy infrastructure.
 
-Three questions, answered with the statistics the literature validated:
+Each subpackage answers one question; the names most used are also here, at
+the top level (``perfstats.percentile_ci``, ``perfstats.Monitor``, ...).
 
-* How precise is this number? :func:`percentile_ci`,
-  :func:`bootstrap_distribution`, :func:`optimal_block_length`.
-* When can I stop repeating? :mod:`perfstats.rules`, :class:`Monitor`, and
-  :mod:`perfstats.replay` with :mod:`perfstats.scoring` to evaluate rules on
-  recorded traces.
-* What kind of data is this? :func:`characterize` (modes, autocorrelation,
-  change points, warm-up and steady state), :func:`steady_state_start`,
-  :func:`pelt`, :func:`find_modes`, :func:`hdi`.
-* Did it change? :func:`ks`, :func:`namd`, :func:`kl_similarity`,
-  :func:`cliffs_delta`, :func:`wilcoxon_ranksum`,
-  :func:`wilcoxon_signedrank`, :func:`relative_change`, :func:`compare`;
-  for a suite in CI, :func:`gate` (regression, improvement, equivalent or
-  inconclusive, with :func:`benjamini_hochberg` across benchmarks, rendered
-  by :mod:`perfstats.gate_report`); over a history, :func:`change_points`.
+============================================  ===================================
+question                                      subpackage
+============================================  ===================================
+How precise is this number?                   :mod:`perfstats.precision`
+What kind of data is this?                    :mod:`perfstats.characterization`
+Did it change?                                :mod:`perfstats.comparison`
+When can I stop repeating?                    :mod:`perfstats.rules`
+How would a rule have done on traces?         :mod:`perfstats.replay`
+Does the system feel a component's change?    :mod:`perfstats.system`
+Did the suite regress (CI)?                   :mod:`perfstats.regression_gate`
+How many runs, how far apart, at what cost?   :mod:`perfstats.planning`
+What does it look like?                       :mod:`perfstats.plots`
+============================================  ===================================
 
 The adapter layer that runs real targets is :mod:`perfstats.adapters`.
 
@@ -39,85 +39,116 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# public name -> submodule that defines it
+# public name -> module that defines it (relative to this package)
 _EXPORTS: dict[str, str] = {
-    "Interval": "interval",
-    "acf": "autocorrelation",
-    "percentile_ci": "intervals",
-    "bootstrap_distribution": "bootstrap",
-    "BlockLength": "blocklength",
-    "optimal_block_length": "blocklength",
-    "Decision": "decision",
-    "Monitor": "monitor",
-    "KSResult": "similarity",
-    "ks": "similarity",
-    "namd": "similarity",
-    "kl_similarity": "similarity",
-    "CliffsDelta": "effects",
-    "RankTest": "effects",
-    "cliffs_delta": "effects",
-    "wilcoxon_ranksum": "effects",
-    "wilcoxon_signedrank": "effects",
-    "RelativeChange": "change",
-    "ChangeAgreement": "change",
-    "relative_change": "change",
-    "change_agreement": "change",
-    "Comparison": "comparison",
-    "compare": "comparison",
-    "LocalDeviation": "deviation",
-    "local_deviation": "deviation",
-    "CallGraph": "callgraph",
-    "Propagation": "propagation",
-    "propagate": "propagation",
-    "RegressionPrediction": "prediction",
-    "predict_regression": "prediction",
-    "SystemRegression": "system_regression",
-    "detect_system_regression": "system_regression",
-    "Modes": "modes",
-    "find_modes": "modes",
-    "hdi": "highest_density",
-    "pelt": "segmentation",
-    "Characterization": "characterization",
-    "characterize": "characterization",
-    "steady_state_start": "characterization",
-    "benjamini_hochberg": "multiple",
-    "ChangePoint": "changepoints",
-    "ChangePoints": "changepoints",
-    "change_points": "changepoints",
-    "history_change_points": "changepoints",
-    "BenchmarkVerdict": "regression_gate",
-    "GateResult": "regression_gate",
-    "gate": "regression_gate",
-    "parse_threshold": "regression_gate",
-    # The module is not named "schedule": importing it would then replace
-    # the function perfstats.schedule with the module.
-    "ConsistencyCurve": "consistency",
-    "PossibleChanges": "consistency",
-    "RepetitionsNeeded": "consistency",
-    "consistent_ci_curve": "consistency",
-    "possible_changes": "consistency",
-    "repetitions_needed": "consistency",
-    "FaasCost": "cost",
-    "FaasPrices": "cost",
-    "faas_cost": "cost",
-    "faas_prices": "cost",
-    "Schedule": "measurement_schedule",
-    "TraceSchedule": "measurement_schedule",
-    "schedule": "measurement_schedule",
+    # precision
+    "Interval": "precision.interval",
+    "percentile_ci": "precision.interval",
+    "bootstrap_distribution": "precision.bootstrap",
+    "BlockLength": "precision.blocklength",
+    "optimal_block_length": "precision.blocklength",
+    "acf": "precision.autocorrelation",
+    "hdi": "precision.highest_density",
+    # characterization
+    "Characterization": "characterization.describe",
+    "characterize": "characterization.describe",
+    "steady_state_start": "characterization.describe",
+    "Modes": "characterization.modes",
+    "find_modes": "characterization.modes",
+    "pelt": "characterization.segmentation",
+    # comparison
+    "Comparison": "comparison.measures",
+    "compare": "comparison.measures",
+    "KSResult": "comparison.similarity",
+    "ks": "comparison.similarity",
+    "namd": "comparison.similarity",
+    "kl_similarity": "comparison.similarity",
+    "CliffsDelta": "comparison.effects",
+    "RankTest": "comparison.effects",
+    "cliffs_delta": "comparison.effects",
+    "wilcoxon_ranksum": "comparison.effects",
+    "wilcoxon_signedrank": "comparison.effects",
+    "RelativeChange": "comparison.change",
+    "ChangeAgreement": "comparison.change",
+    "relative_change": "comparison.change",
+    "change_agreement": "comparison.change",
+    "benjamini_hochberg": "comparison.multiple_testing",
+    "ChangePoint": "comparison.history",
+    "ChangePoints": "comparison.history",
+    "change_points": "comparison.history",
+    "history_change_points": "comparison.history",
+    "ConsistencyCurve": "comparison.consistency",
+    "PossibleChanges": "comparison.consistency",
+    "RepetitionsNeeded": "comparison.consistency",
+    "consistent_ci_curve": "comparison.consistency",
+    "possible_changes": "comparison.consistency",
+    "repetitions_needed": "comparison.consistency",
+    # rules
+    "Decision": "rules.decision",
+    "Monitor": "rules.monitor",
+    # system
+    "CallGraph": "system.callgraph",
+    "LocalDeviation": "system.deviation",
+    "local_deviation": "system.deviation",
+    "Propagation": "system.propagation",
+    "propagate": "system.propagation",
+    "RegressionPrediction": "system.prediction",
+    "predict_regression": "system.prediction",
+    "SystemRegression": "system.pipeline",
+    "detect_system_regression": "system.pipeline",
+    # regression gate
+    "BenchmarkVerdict": "regression_gate.verdicts",
+    "GateResult": "regression_gate.verdicts",
+    "gate": "regression_gate.verdicts",
+    "parse_threshold": "regression_gate.verdicts",
+    # planning
+    "FaasCost": "planning.faas_cost",
+    "FaasPrices": "planning.faas_cost",
+    "faas_cost": "planning.faas_cost",
+    "faas_prices": "planning.faas_cost",
+    "Schedule": "planning.measurement_schedule",
+    "TraceSchedule": "planning.measurement_schedule",
+    "schedule": "planning.measurement_schedule",
 }
-_SUBMODULES = ("rules", "replay", "scoring", "plots", "queueing", "gate_report")
+# subpackages and modules reachable as attributes: name -> module path
+_SUBMODULES: dict[str, str] = {
+    "precision": "precision",
+    "characterization": "characterization",
+    "comparison": "comparison",
+    "rules": "rules",
+    "replay": "replay",
+    "system": "system",
+    "regression_gate": "regression_gate",
+    "planning": "planning",
+    "plots": "plots",
+    # shorter names for modules inside the subpackages
+    "scoring": "replay.scoring",
+    "queueing": "system.queueing",
+    "gate_report": "regression_gate.render",
+}
 
 if TYPE_CHECKING:
-    from . import gate_report, plots, queueing, replay, rules, scoring
-    from .autocorrelation import acf
-    from .blocklength import BlockLength, optimal_block_length
-    from .bootstrap import bootstrap_distribution
-    from .callgraph import CallGraph
-    from .change import ChangeAgreement, RelativeChange, change_agreement, relative_change
-    from .changepoints import ChangePoint, ChangePoints, change_points, history_change_points
-    from .characterization import Characterization, characterize, steady_state_start
-    from .comparison import Comparison, compare
-    from .consistency import (
+    from . import (
+        characterization,
+        comparison,
+        planning,
+        plots,
+        precision,
+        regression_gate,
+        replay,
+        rules,
+        system,
+    )
+    from .characterization.describe import Characterization, characterize, steady_state_start
+    from .characterization.modes import Modes, find_modes
+    from .characterization.segmentation import pelt
+    from .comparison.change import (
+        ChangeAgreement,
+        RelativeChange,
+        change_agreement,
+        relative_change,
+    )
+    from .comparison.consistency import (
         ConsistencyCurve,
         PossibleChanges,
         RepetitionsNeeded,
@@ -125,36 +156,42 @@ if TYPE_CHECKING:
         possible_changes,
         repetitions_needed,
     )
-    from .cost import FaasCost, FaasPrices, faas_cost, faas_prices
-    from .decision import Decision
-    from .deviation import LocalDeviation, local_deviation
-    from .effects import (
+    from .comparison.effects import (
         CliffsDelta,
         RankTest,
         cliffs_delta,
         wilcoxon_ranksum,
         wilcoxon_signedrank,
     )
-    from .highest_density import hdi
-    from .interval import Interval
-    from .intervals import percentile_ci
-    from .measurement_schedule import Schedule, TraceSchedule, schedule
-    from .modes import Modes, find_modes
-    from .monitor import Monitor
-    from .multiple import benjamini_hochberg
-    from .prediction import RegressionPrediction, predict_regression
-    from .propagation import Propagation, propagate
-    from .regression_gate import BenchmarkVerdict, GateResult, gate, parse_threshold
-    from .segmentation import pelt
-    from .similarity import KSResult, kl_similarity, ks, namd
-    from .system_regression import SystemRegression, detect_system_regression
+    from .comparison.history import ChangePoint, ChangePoints, change_points, history_change_points
+    from .comparison.measures import Comparison, compare
+    from .comparison.multiple_testing import benjamini_hochberg
+    from .comparison.similarity import KSResult, kl_similarity, ks, namd
+    from .planning.faas_cost import FaasCost, FaasPrices, faas_cost, faas_prices
+    from .planning.measurement_schedule import Schedule, TraceSchedule, schedule
+    from .precision.autocorrelation import acf
+    from .precision.blocklength import BlockLength, optimal_block_length
+    from .precision.bootstrap import bootstrap_distribution
+    from .precision.highest_density import hdi
+    from .precision.interval import Interval, percentile_ci
+    from .regression_gate import render as gate_report
+    from .regression_gate.verdicts import BenchmarkVerdict, GateResult, gate, parse_threshold
+    from .replay import scoring
+    from .rules.decision import Decision
+    from .rules.monitor import Monitor
+    from .system import queueing
+    from .system.callgraph import CallGraph
+    from .system.deviation import LocalDeviation, local_deviation
+    from .system.pipeline import SystemRegression, detect_system_regression
+    from .system.prediction import RegressionPrediction, predict_regression
+    from .system.propagation import Propagation, propagate
 
 
 def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = importlib.import_module(f".{_SUBMODULES[name]}", __name__)
     else:
         raise AttributeError(f"module 'perfstats' has no attribute {name!r}")
     globals()[name] = value
@@ -200,9 +237,11 @@ __all__ = [
     "bootstrap_distribution",
     "change_agreement",
     "change_points",
+    "characterization",
     "characterize",
     "cliffs_delta",
     "compare",
+    "comparison",
     "consistent_ci_curve",
     "detect_system_regression",
     "faas_cost",
@@ -220,11 +259,14 @@ __all__ = [
     "parse_threshold",
     "pelt",
     "percentile_ci",
+    "planning",
     "plots",
     "possible_changes",
+    "precision",
     "predict_regression",
     "propagate",
     "queueing",
+    "regression_gate",
     "relative_change",
     "repetitions_needed",
     "replay",
@@ -232,6 +274,7 @@ __all__ = [
     "schedule",
     "scoring",
     "steady_state_start",
+    "system",
     "wilcoxon_ranksum",
     "wilcoxon_signedrank",
 ]

@@ -256,3 +256,152 @@ def test_the_checks_see_a_back_edge_and_a_private_import(tmp_path: Path) -> None
     assert (f"{ADAPTERS_NAME}.targets", "_hidden") not in top
     init = list(_imports(records / "__init__.py", f"{ADAPTERS_NAME}.records"))
     assert init == [(f"{ADAPTERS_NAME}.records.record", "x")]
+
+
+# ---------------------------------------------------------------------------
+# The core: subpackages by question, imported one way.
+
+# What each core subpackage may import besides itself and the private
+# foundation (the top-level ``_x`` modules and ``_kernels``). precision is at
+# the bottom; characterization and comparison stand on it; the rules on
+# those; replay on the rules; system and the gate on comparison; plots on
+# top of everything.
+CORE_ALLOWED: dict[str, frozenset[str]] = {
+    "precision": frozenset(),
+    "characterization": frozenset({"precision"}),
+    "comparison": frozenset({"precision"}),
+    "planning": frozenset({"precision"}),
+    "rules": frozenset({"precision", "characterization", "comparison"}),
+    "replay": frozenset({"precision", "characterization", "comparison", "rules"}),
+    "system": frozenset({"precision", "comparison"}),
+    "regression_gate": frozenset({"precision", "comparison"}),
+    "plots": frozenset(
+        {
+            "precision",
+            "characterization",
+            "comparison",
+            "planning",
+            "rules",
+            "replay",
+            "system",
+            "regression_gate",
+        }
+    ),
+}
+MAX_PUBLIC_TOP_LEVEL = 10
+
+
+def _core_part(module: str) -> str | None:
+    """The core subpackage of a module; None for the package itself and the foundation."""
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1].startswith("_"):
+        return None
+    return parts[1]
+
+
+def _core_edges(*, top_level_only: bool = False) -> Iterator[tuple[str, str, str]]:
+    for module, path in CORE_MODULES.items():
+        for target, name in _imports(path, module, top_level_only=top_level_only):
+            if target.startswith("perfstats.adapters") or not (
+                target == "perfstats" or target.startswith("perfstats.")
+            ):
+                continue
+            candidate = f"{target}.{name}" if name else target
+            yield module, candidate if candidate in CORE_MODULES else target, name
+
+
+def test_the_core_top_level_holds_few_public_entries() -> None:
+    entries = sorted(
+        p.stem if p.is_file() else p.name
+        for p in CORE.iterdir()
+        if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or (p / "__init__.py").exists())
+    )
+    assert set(entries) == set(CORE_ALLOWED), f"public entries of perfstats/: {entries}"
+    assert len(entries) + 1 <= MAX_PUBLIC_TOP_LEVEL  # and __init__
+
+
+def test_core_subpackages_import_in_one_direction() -> None:
+    bad = sorted(
+        f"{module} -> {target}"
+        for module, target, _ in _core_edges()
+        if (src := _core_part(module)) is not None
+        and (dst := _core_part(target)) is not None
+        and src != dst
+        and dst not in CORE_ALLOWED[src]
+    )
+    assert not bad, "imports against the order of the core:\n" + "\n".join(bad)
+
+
+def test_the_foundation_imports_no_core_subpackage() -> None:
+    bad = sorted(
+        f"{module} -> {target}"
+        for module, target, _ in _core_edges()
+        if _core_part(module) is None
+        and module != "perfstats"
+        and _core_part(target) is not None
+    )
+    assert not bad, "the private foundation imports a subpackage:\n" + "\n".join(bad)
+
+
+def test_no_private_core_name_crosses_a_subpackage_boundary() -> None:
+    bad = []
+    for module, target, name in _core_edges():
+        src, dst = _core_part(module), _core_part(target)
+        if dst is None or src == dst:
+            continue  # the foundation is shared by every subpackage
+        parts = target.split(".")[2:]
+        if any(p.startswith("_") for p in parts) or name.startswith("_"):
+            bad.append(f"{module}: from {target} import {name}")
+    # a private method of the queueing models called from outside the package
+    for module, path in CORE_MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if not module.startswith("perfstats.system.queueing") and "._unchecked_" in text:
+            bad.append(f"{module}: calls a queueing model's _unchecked_ method")
+    assert not bad, "private names used across core subpackages:\n" + "\n".join(bad)
+
+
+def test_core_modules_form_no_cycle() -> None:
+    # Every import counts, also those inside functions: a lazy import that
+    # closes a cycle still ties the two modules together.
+    graph = nx.DiGraph()
+    for module, target, _ in _core_edges():
+        if module != target and not target.startswith(module + ".") and target in CORE_MODULES:
+            if module.endswith(".__init__") or CORE_MODULES[module].name == "__init__.py":
+                continue  # a package lists its modules' names
+            graph.add_edge(module, target)
+    cycles = [c for c in nx.simple_cycles(graph) if len(c) > 1]
+    assert not cycles, f"core modules import each other in a cycle: {cycles}"
+
+
+def _confusable(a: str, b: str) -> bool:
+    a, b = a.lstrip("_"), b.lstrip("_")
+    if a.rstrip("s") == b.rstrip("s"):
+        return True
+    return a.startswith(b + "_") or b.startswith(a + "_") or a.endswith("_" + b) or b.endswith("_" + a)
+
+
+def test_core_module_names_are_not_confusable() -> None:
+    # _kernels are named for the public module they serve, on purpose.
+    names = sorted(
+        {
+            m.split(".")[-1]
+            for m, p in CORE_MODULES.items()
+            if p.name != "__init__.py" and "_kernels" not in m.split(".")
+        }
+        | {m.split(".")[-1] for m, p in CORE_MODULES.items() if p.name == "__init__.py"} - {"perfstats"}
+    )
+    modules: dict[str, list[str]] = {}
+    for m, p in CORE_MODULES.items():
+        if "_kernels" not in m.split(".") and m != "perfstats":
+            modules.setdefault(m.split(".")[-1], []).append(m)
+    bad = [f"{a} / {b}" for i, a in enumerate(names) for b in names[i + 1 :] if _confusable(a, b)]
+    bad += [f"{name}: {where}" for name, where in modules.items() if len(where) > 1]
+    assert not bad, "confusable module names in the core:\n" + "\n".join(bad)
+
+
+def test_the_confusable_check_sees_plurals_prefixes_and_suffixes() -> None:
+    assert _confusable("interval", "intervals")
+    assert _confusable("gate", "regression_gate")
+    assert _confusable("change", "change_points")
+    assert _confusable("_wording", "wording")
+    assert not _confusable("interval", "bootstrap")

@@ -4,7 +4,7 @@ A suite of benchmarks, each in two versions, is run on a target under a
 schedule, recorded execution by execution, and judged benchmark by
 benchmark:
 
-* schedules (:mod:`~perfstats.adapters.ab.schedule`): **duet**, both
+* schedules (:mod:`~perfstats.adapters.ab.interleaving`): **duet**, both
   versions in the same call so they share the instance's performance state
   (ElastiBench, Schirmer et al. 2024), and **RMIT**, randomized multiple
   interleaved trials; ElastiBench's 3 repeats x 15 calls and 150 calls in
@@ -14,7 +14,7 @@ benchmark:
   (:mod:`~perfstats.adapters.ab.protocol`); :class:`TargetPerVersion` uses
   any perfstats target per version (RMIT only);
 * :func:`run_suite` runs the calls concurrently and writes the record
-  (:mod:`~perfstats.adapters.ab.record`);
+  (:mod:`~perfstats.adapters.ab.persistence`);
 * :func:`analyse` gives each benchmark the 99% bootstrap CI of the relative
   median change (paired for duet) and its verdict, with the Wilcoxon
   rank-sum test and Cliff's delta of Liao et al. (2025);
@@ -49,17 +49,18 @@ Examples
 References
 ----------
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024: the suites, schedules and verdicts;
-   full entry in :mod:`perfstats.change`.
+   full entry in :mod:`perfstats.comparison.change`.
 .. [Liao2025] Liao et al., ICSE 2025: the rank test and effect size beside each verdict; full
-   entry in :mod:`perfstats.propagation`.
+   entry in :mod:`perfstats.system.propagation`.
 """
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement
 from .benchmark import Benchmark
 from .config import function_of, load_config, load_suite, suite_from_config
 from .deployed_run import run_deployed
-from .gate import gate_files, read_overrides
+from .file_gate import gate_files, read_overrides
 from .inputs import read_history, read_results
+from .interleaving import Call, Execution, duet_plan, plan_suite, rmit_plan
 from .lifecycle import (
     Deployment,
     FunctionSpec,
@@ -70,12 +71,11 @@ from .lifecycle import (
     teardown,
 )
 from .per_version import TargetPerVersion
-from .record import AB, read_ab_metadata, read_ab_record, rows_of
+from .persistence import AB, read_ab_metadata, read_ab_record, rows_of
 from .reporting_command import ReportingCommand
 from .reporting_http import ReportingHttp
 from .reporting_lambda import ReportingLambda
 from .runner import SuiteRun, run_suite
-from .schedule import Call, Execution, duet_plan, plan_suite, rmit_plan
 from .suite import Suite
 from .suite_target import SuiteTarget
 from .verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows

@@ -23,9 +23,9 @@ agreement, one-sided and two-sided coverage (:func:`perfstats.change_agreement`)
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.propagation`.
+.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.system.propagation`.
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+   :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -38,11 +38,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfstats.change import ChangeAgreement, RelativeChange, change_agreement, relative_change
-from perfstats.effects import CliffsDelta, RankTest, cliffs_delta, wilcoxon_ranksum
+from perfstats.comparison.change import (
+    ChangeAgreement,
+    RelativeChange,
+    change_agreement,
+    relative_change,
+)
+from perfstats.comparison.effects import CliffsDelta, RankTest, cliffs_delta, wilcoxon_ranksum
 
 from ..records.measurement import OK
-from .schedule import BASELINE, CANDIDATE, DUET
+from .interleaving import BASELINE, CANDIDATE, DUET
 
 SLOWER = "slower"
 FASTER = "faster"
@@ -255,7 +260,7 @@ def analyse(
     Parameters
     ----------
     measurements : pandas.DataFrame
-        The record (:func:`~perfstats.adapters.ab.record.read_ab_record`,
+        The record (:func:`~perfstats.adapters.ab.persistence.read_ab_record`,
         or :attr:`SuiteRun.measurements`): one row per execution.
     paired : bool
         True for a duet run: pairs are the baseline and candidate executions

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .schedule import BASELINE, CANDIDATE
+from .interleaving import BASELINE, CANDIDATE
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from ..driver.result import judged_values
 from ..records.importers import read as read_tool_results
 from ..records.record import COLUMNS as RECORD_COLUMNS
 from ..records.record import MEASURE, metadata_path, read_metadata, read_record
-from .record import AB
+from .persistence import AB
 
 __all__ = ["NAMES", "read_history", "read_results"]
 

@@ -9,7 +9,7 @@ from ..records.measurement import Measurement, utc_now
 from ..targets.base import Target
 from ..targets.registry import target_by_name
 from .benchmark import Benchmark
-from .schedule import VERSIONS, Call
+from .interleaving import VERSIONS, Call
 from .suite_target import SuiteTarget
 
 
@@ -33,7 +33,7 @@ class TargetPerVersion(SuiteTarget):
     --------
     >>> from perfstats.adapters import Command
     >>> from perfstats.adapters.ab.benchmark import Benchmark
-    >>> from perfstats.adapters.ab.schedule import rmit_plan
+    >>> from perfstats.adapters.ab.interleaving import rmit_plan
     >>> from perfstats.adapters.ab.per_version import TargetPerVersion
     >>> t = TargetPerVersion({"echo": {"baseline": Command(["echo", "v=1"], regex=r"v=(\\d)"),
     ...                                "candidate": Command(["echo", "v=2"], regex=r"v=(\\d)")}})

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..records.measurement import Measurement
 from .benchmark import Benchmark
-from .schedule import Call
+from .interleaving import Call
 from .suite_target import failed_call
 
 
@@ -55,7 +55,7 @@ def request_of(
     Examples
     --------
     >>> from perfstats.adapters.ab.benchmark import Benchmark
-    >>> from perfstats.adapters.ab.schedule import rmit_plan
+    >>> from perfstats.adapters.ab.interleaving import rmit_plan
     >>> call = rmit_plan(["a"], calls=1, repeats=2, rng=0)[0]
     >>> req = request_of(call, Benchmark("a", {"n": 1}, {"n": 2}))
     >>> list(req["versions"]) == [call.executions[0].version], req["executions"][1][1]
@@ -119,7 +119,7 @@ def read_results(
 
     Examples
     --------
-    >>> from perfstats.adapters.ab.schedule import rmit_plan
+    >>> from perfstats.adapters.ab.interleaving import rmit_plan
     >>> from perfstats.adapters.records.measurement import utc_now
     >>> call = rmit_plan(["a"], calls=1, repeats=2, rng=0)[0]
     >>> v = call.executions[0].version

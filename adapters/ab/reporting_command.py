@@ -9,8 +9,8 @@ from ..records.measurement import ERROR, TIMEOUT, Measurement
 from ..targets.arguments import show_argv
 from ..targets.program import LocalProgram
 from .benchmark import Benchmark
+from .interleaving import Call
 from .protocol import encode_request, read_results
-from .schedule import Call
 from .suite_target import SuiteTarget, failed_call
 
 
@@ -52,7 +52,7 @@ class ReportingCommand(LocalProgram, SuiteTarget):
     >>> import sys
     >>> from perfstats.adapters.ab.benchmark import Benchmark
     >>> from perfstats.adapters.ab.reporting_command import ReportingCommand
-    >>> from perfstats.adapters.ab.schedule import duet_plan
+    >>> from perfstats.adapters.ab.interleaving import duet_plan
     >>> echo = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
     ...         "[{'version': v, 'repeat': k, 'value': 10.0} for v, k in r['executions']]}))")
     >>> target = ReportingCommand([sys.executable, "-c", echo], unit="ns")

@@ -3,7 +3,7 @@
 References
 ----------
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+   :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from ..records.measurement import TIMEOUT, Measurement, utc_now
 from ..targets.arguments import check_headers, check_timeout, check_url
 from ..targets.connections import HttpClient
 from .benchmark import Benchmark
+from .interleaving import Call
 from .protocol import encode_request, read_results
-from .schedule import Call
 from .suite_target import SuiteTarget, failed_call
 
 

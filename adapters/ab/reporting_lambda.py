@@ -8,12 +8,12 @@ versions run in a random order; perfstats' plan already randomises the
 executions it lists) and ``timeout_s`` (how long the runner may take). The
 function answers with the results; the REPORT line of the log tail gives
 the billed duration, which prices the run
-(:mod:`perfstats.adapters.report.cost`).
+(:mod:`perfstats.adapters.report.billing`).
 
 References
 ----------
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+   :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from ..targets.arguments import check_timeout
 from ..targets.awslambda import check_function_name, invoke_with_log
 from ..targets.lambda_report import find_report
 from .benchmark import Benchmark
+from .interleaving import Call
 from .lifecycle import lambda_client
 from .protocol import read_results, request_of
-from .schedule import Call
 from .suite_target import SuiteTarget, failed_call
 
 

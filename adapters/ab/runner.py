@@ -3,7 +3,7 @@
 References
 ----------
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+   :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from ..records.plain import plain
 from ..records.record import Record, frame
 from ..records.redaction import redact
 from .analysis import SuiteAnalysis, analyse, analysis_settings
-from .record import AB, rows_of
-from .schedule import Call
+from .interleaving import Call
+from .persistence import AB, rows_of
 from .suite import Suite
 from .suite_target import failed_call
 
@@ -44,7 +44,7 @@ class SuiteRun:
     suite : Suite
     measurements : pandas.DataFrame
         One row per planned execution, sorted by call and order (the
-        columns of :mod:`perfstats.adapters.ab.record`).
+        columns of :mod:`perfstats.adapters.ab.persistence`).
     plan : tuple of Call
         The calls, in the order they were started.
     seed : int
@@ -105,7 +105,7 @@ def run_suite(
     """Run every planned call of ``suite``, ``suite.concurrency`` at a time.
 
     Calls start in the plan's order (see
-    :mod:`perfstats.adapters.ab.schedule`); up to ``concurrency`` are in
+    :mod:`perfstats.adapters.ab.interleaving`); up to ``concurrency`` are in
     flight at once (ElastiBench, Schirmer et al. 2024, kept 150 in flight). Each finished
     call's executions are appended to the record and flushed at once;
     failed calls are recorded too, one row per execution, so every planned

@@ -3,7 +3,7 @@
 References
 ----------
 .. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.change`.
+   :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import numpy as np
 
 from ..records.redaction import redact
 from .benchmark import Benchmark
+from .interleaving import DUET, SCHEDULES, Call, plan_suite
 from .per_version import TargetPerVersion
-from .schedule import DUET, SCHEDULES, Call, plan_suite
 from .suite_target import SuiteTarget
 
 
@@ -33,7 +33,7 @@ class Suite:
     target : SuiteTarget
         What runs the calls.
     schedule : {"duet", "rmit"}, default "duet"
-        See :mod:`perfstats.adapters.ab.schedule`.
+        See :mod:`perfstats.adapters.ab.interleaving`.
     calls : int, default 15
         Calls per benchmark (duet) or trials (RMIT).
     repeats : int, default 3

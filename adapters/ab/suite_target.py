@@ -9,7 +9,7 @@ from typing import Any
 from ..records.measurement import ERROR, Measurement
 from ..targets.base import Resource
 from .benchmark import Benchmark
-from .schedule import Call
+from .interleaving import Call
 
 
 class SuiteTarget(Resource):
@@ -33,7 +33,7 @@ class SuiteTarget(Resource):
     Examples
     --------
     >>> from perfstats.adapters.ab.suite_target import SuiteTarget, failed_call
-    >>> from perfstats.adapters.ab.schedule import duet_plan
+    >>> from perfstats.adapters.ab.interleaving import duet_plan
     >>> from perfstats.adapters.records.measurement import utc_now
     >>> class Broken(SuiteTarget):
     ...     kind, name = "broken", "always fails"
@@ -68,7 +68,7 @@ def failed_call(
 
     Examples
     --------
-    >>> from perfstats.adapters.ab.schedule import rmit_plan
+    >>> from perfstats.adapters.ab.interleaving import rmit_plan
     >>> from perfstats.adapters.records.measurement import utc_now
     >>> call = rmit_plan(["a"], calls=1, repeats=3, rng=0)[0]
     >>> [m.error for m in failed_call(call, "exit status 1", unit="ns", started_at=utc_now())]

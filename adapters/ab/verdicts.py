@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .analysis import SuiteAnalysis, analyse, analysis_settings
-from .record import read_ab_metadata, read_ab_record
+from .persistence import read_ab_metadata, read_ab_record
 
 # The columns of :func:`verdict_rows`, and their headers when shown.
 VERDICT_COLUMNS = (

@@ -17,14 +17,14 @@ from typing import Any
 from ..ab.analysis import SuiteAnalysis, suite_agreement
 from ..ab.config import function_of, load_config, load_suite
 from ..ab.deployed_run import run_deployed
+from ..ab.interleaving import SCHEDULES
 from ..ab.lifecycle import Deployment, LifecycleError, deploy, lambda_client, teardown
-from ..ab.record import read_ab_metadata, read_ab_record
+from ..ab.persistence import read_ab_metadata, read_ab_record
 from ..ab.runner import run_suite
-from ..ab.schedule import SCHEDULES
 from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
 from ..records.plain import plain
 from ..records.record import metadata_path
-from ..report.cost import cost_text, load_prices, run_cost
+from ..report.billing import cost_text, load_prices, run_cost
 from ..report.formatting import percent, table
 from .output import emit_json, err, out
 from .parser import EXIT_FAILED

@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from perfstats.gate_report import gate_junit, gate_markdown, gate_table
+from perfstats.regression_gate.render import gate_junit, gate_markdown, gate_table
 
-from ..ab.gate import gate_files
+from ..ab.file_gate import gate_files
 from ..ab.inputs import NAMES
 from .output import out
 from .parser import UsageError

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..records.record import is_empty, read_metadata, read_record
-from ..report.cost import cost_text, load_prices, run_cost
+from ..report.billing import cost_text, load_prices, run_cost
 from ..report.formatting import quantity, table
 from ..report.summary import report
 from .output import emit_json, intervals_text, out, rule_text

@@ -7,14 +7,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from perfstats.cost import FaasPrices
-from perfstats.decision import Decision
+from perfstats.planning.faas_cost import FaasPrices
+from perfstats.rules.decision import Decision
 
 from ..driver.rerun import experiment_from_metadata, read_experiment_metadata
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
 from ..driver.warmup import AUTO
-from ..report.cost import cost_text, load_prices, run_cost
+from ..report.billing import cost_text, load_prices, run_cost
 from ..report.summary import counts, percentile_rows
 from ..report.units import record_unit
 from ..targets.base import Target

@@ -4,7 +4,7 @@
   entry point, ``perfstats.adapters.run``; :func:`build_rule` makes a rule
   from its name;
 * :class:`Session` and :class:`Settings`
-  (:mod:`~perfstats.adapters.driver.scheduler`): intervals, concurrency and
+  (:mod:`~perfstats.adapters.driver.pacing`): intervals, concurrency and
   spacing of invocations;
 * :class:`RunResult` (:mod:`~perfstats.adapters.driver.result`), what a run
   returns; :class:`TargetFailed` (:mod:`~perfstats.adapters.driver.failures`),
@@ -21,9 +21,9 @@ the function :func:`perfstats.adapters.run`.
 """
 
 from .failures import TargetFailed
+from .pacing import Session, Settings
 from .rerun import Experiment, experiment_from_metadata, run_from_metadata
 from .result import STOPPED_BY, RunResult, judged_values
-from .scheduler import Session, Settings
 from .seeding import run_seed
 from .stop_loop import build_rule, run
 from .warmup import AutoWarmup

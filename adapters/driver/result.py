@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfstats.decision import Decision
+from perfstats.rules.decision import Decision
 
 from ..records.record import MEASURE
 

@@ -25,9 +25,9 @@ from ..records.record import FORMAT, Record, read_metadata
 from ..records.record import RUN as FORMAT_RUN
 from ..records.redaction import redact
 from ..targets.base import Target
+from .pacing import Session, Settings
 from .provenance import git_state, target_directory
 from .result import RunResult
-from .scheduler import Session, Settings
 from .seeding import run_seed
 from .warmup import AUTO, MAX_WARMUP
 

@@ -8,7 +8,7 @@ the machine, software, target, rule and seed, and is rewritten atomically.
 One implementation serves every kind of record: a :class:`RecordFormat`
 names a kind's FORMAT marker, columns and column types. :data:`RUN` is the
 record of ``perfstats run``; the A-B suite record
-(:mod:`perfstats.adapters.ab.record`) is another format of the same writer
+(:mod:`perfstats.adapters.ab.persistence`) is another format of the same writer
 and readers. The metadata's ``format`` marker is checked on read, so a
 record of another kind or version is refused with a message saying which.
 """

@@ -1,7 +1,7 @@
 """The A-B part of the HTML report: a suite run's record judged as ``perfstats ab`` judges it.
 
 An A-B record is the CSV that ``perfstats ab --record`` writes
-(:mod:`perfstats.adapters.ab.record`), one row per execution, with the
+(:mod:`perfstats.adapters.ab.persistence`), one row per execution, with the
 columns ``call, trial, slot, benchmark, version, repeat, order, value, unit,
 started_at, status, error, extra``; ``version`` is ``"baseline"`` or
 ``"candidate"``. Its metadata JSON (``suite.csv`` -> ``suite.csv.meta.json``)
@@ -22,12 +22,12 @@ from typing import Any
 import pandas as pd
 
 from perfstats import plots
-from perfstats.cost import FaasPrices
+from perfstats.planning.faas_cost import FaasPrices
 
 from ..ab.analysis import SuiteAnalysis
-from ..ab.record import COLUMNS
+from ..ab.persistence import COLUMNS
 from ..ab.verdicts import VERDICT_COLUMNS, analyse_record, verdict_rows
-from .cost import cost_text, run_cost
+from .billing import cost_text, run_cost
 from .images import figure_html
 from .run_sections import failures_section
 from .tables import definitions_html, paragraph_html, section_html, table_html
@@ -38,7 +38,7 @@ def is_ab_header(columns: Sequence[str]) -> bool:
 
     Examples
     --------
-    >>> from perfstats.adapters.ab.record import COLUMNS
+    >>> from perfstats.adapters.ab.persistence import COLUMNS
     >>> from perfstats.adapters.report.ab_sections import is_ab_header
     >>> is_ab_header(list(COLUMNS)), is_ab_header(["benchmark", "value"])
     (True, False)

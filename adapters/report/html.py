@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import perfstats
-from perfstats.cost import FaasPrices
+from perfstats.planning.faas_cost import FaasPrices
 
 from ..records.files import write_atomic
 from ..records.outputs import check_output
@@ -67,7 +67,7 @@ def write_html_report(record: Path, out: Path, *, prices: FaasPrices | None = No
         The HTML file to write (replaced if it exists).
     prices : FaasPrices, optional
         Price table for the cost of a run on a FaaS target
-        (:func:`perfstats.adapters.report.cost.load_prices`; default the
+        (:func:`perfstats.adapters.report.billing.load_prices`; default the
         packaged one).
 
     Returns

@@ -12,11 +12,11 @@ import pandas as pd
 
 from perfstats import plots
 from perfstats.characterization import characterize
-from perfstats.cost import FaasPrices
+from perfstats.planning.faas_cost import FaasPrices
 
 from ..driver.result import judged_values
 from ..records.record import WARMUP
-from .cost import cost_text, run_cost
+from .billing import cost_text, run_cost
 from .formatting import percent, quantity
 from .images import figure_html
 from .summary import counts, percentile_rows, run_characterization, top_errors

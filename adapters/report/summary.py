@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfstats.characterization import MIN_RUNS, Characterization, characterize
-from perfstats.intervals import percentile_ci
+from perfstats.characterization.describe import MIN_RUNS, Characterization, characterize
+from perfstats.precision.interval import percentile_ci
 
 from ..driver.result import judged_values
 from ..records.record import MEASURE, WARMUP

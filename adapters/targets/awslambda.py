@@ -229,7 +229,7 @@ class LambdaFunction(Target):
             ) from None
         except BotoCoreError as exc:
             raise ValueError(f"Lambda function {self.function_name!r}: {exc}") from None
-        # The size prices the run (perfstats.adapters.report.cost).
+        # The size prices the run (perfstats.adapters.report.billing).
         self.memory_mb = int(config["MemorySize"]) if "MemorySize" in config else None
         self.architecture = str((config.get("Architectures") or ["x86_64"])[0])
         variables = (config.get("Environment") or {}).get("Variables") or {}

@@ -1,7 +1,7 @@
 """Politis-White automatic block length: autocovariances, lag choice, b_opt.
 
 The numbers follow ``arch.bootstrap.optimal_block_length`` (arch 8.0), which
-is the contract; :mod:`perfstats.blocklength` documents where arch departs
+is the contract; :mod:`perfstats.precision.blocklength` documents where arch departs
 from the papers. Work is O(n * m) for the lags actually needed: arch computes
 every lag up to ``m_max`` (three dot products each), while here lags are
 computed only until the lag search has settled and the lag window is

@@ -37,26 +37,27 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS: dict[str, str] = {
     "histogram": "distribution",
     "ecdf": "distribution",
-    "Modes": "modes",
-    "find_modes": "modes",
+    # the mode finder the plots mark lives in perfstats.characterization
+    "Modes": ".characterization.modes",
+    "find_modes": ".characterization.modes",
     "Criterion": "stop_trajectory",
     "criterion": "stop_trajectory",
     "judgements": "stop_trajectory",
     "trajectory": "stop_trajectory",
-    "change_distribution": "change",
-    "change_replicates": "change",
+    "change_distribution": "replicates",
+    "change_replicates": "replicates",
     "change_frame": "suite_changes",
     "change_table": "suite_changes",
     "accuracy_cost": "tradeoff",
     "run_series": "timeseries",
-    "history": "change_history",
+    "history": "commit_steps",
 }
 
 if TYPE_CHECKING:
-    from .change import change_distribution, change_replicates
-    from .change_history import history
+    from ..characterization.modes import Modes, find_modes
+    from .commit_steps import history
     from .distribution import ecdf, histogram
-    from .modes import Modes, find_modes
+    from .replicates import change_distribution, change_replicates
     from .stop_trajectory import Criterion, criterion, judgements, trajectory
     from .suite_changes import change_frame, change_table
     from .timeseries import run_series

@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._deprecation import renamed
+from .._quantiles import parse_quantiles
 from .._validation import FloatArray, as_sample
-from ..interval import Interval
-from ..intervals import percentile_ci
-from ..quantile_spec import parse_quantiles
+from ..characterization.modes import Modes, find_modes
+from ..precision.interval import Interval, percentile_ci
 from ._axes import color, figure_and_axes, shared_ax_doc
 from ._format import number, plain_log_axis
-from .modes import Modes, find_modes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -77,7 +76,7 @@ def histogram(
     data : array_like
         1-D finite measurements (for ``log=True``, positive).
     q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75)
-        Percentiles to mark, in any spelling of :mod:`perfstats.quantile_spec`
+        Percentiles to mark, in any spelling of :mod:`perfstats._quantiles`
         (``0.9``, ``"p90"``).
     level : float, default 0.95
         Confidence level of the intervals.

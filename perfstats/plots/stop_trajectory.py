@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import as_sample, check_int
-from ..decision import Decision
-from ..replay import judgement_grid
+from ..replay.engine import judgement_grid
 from ..rules.base import Rule
+from ..rules.decision import Decision
 from ._axes import color, figure_and_axes, shared_ax_doc
 from ._format import plain_log_axis
 

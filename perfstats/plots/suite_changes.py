@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..change import change_bounds
+from ..comparison.change import change_bounds
 from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import as_sample
-from ..characterization import Characterization, characterize
+from ..characterization.describe import Characterization, characterize
 from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:

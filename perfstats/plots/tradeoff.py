@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 #: Column names tried, in order, when ``cost`` / ``accuracy`` are not given:
-#: those of :mod:`perfstats.scoring` frames and of the reproduction scripts.
+#: those of :mod:`perfstats.replay.scoring` frames and of the reproduction scripts.
 COST_COLUMNS = ("cost", "stop_n", "mean_stop_n", "mean_executions")
 ACCURACY_COLUMNS = ("accuracy", "accurate", "accurate_pct")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -69,7 +69,7 @@ def accuracy_cost(
     Rows sharing a technique (and group) are averaged first, so the input
     can be a summary table (one row per technique, as
     ``benchmarks/reproduce_superflow.py`` prints) or a scored replay with
-    one row per test (:func:`perfstats.scoring.score_distribution` plus a
+    one row per test (:func:`perfstats.replay.scoring.score_distribution` plus a
     technique column): the point is then the mean accuracy and mean runs,
     the papers' "accuracy" and "cost".
 

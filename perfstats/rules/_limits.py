@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .._validation import check_int
-from ..decision import Decision
-from ..wording import pct, runs
+from ._wording import pct, runs
+from .decision import Decision
 
 
 def check_max_n(max_n: Any, min_n: int) -> int:

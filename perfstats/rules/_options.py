@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .._quantiles import Statistic, parse_statistic
 from .._validation import check_int, check_level, check_positive
-from ..quantile_spec import Statistic, parse_statistic
 from ._seeds import base_seed
 
 

@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 
 from .._rng import RNGLike
-from ..decision import Decision
-from ..wording import runs
 from ._limits import check_limits
 from ._seeds import base_seed
+from ._wording import runs
 from .base import Rule
 from .block_means import BlockBootstrapMeans
+from .decision import Decision
 from .gmm import GMM
 from .hdi import HDI
 from .sharp import CIWidth, KSHalves
@@ -111,7 +111,7 @@ class Auto(Rule):
         }
 
     def _decide(self, data: np.ndarray) -> Decision:
-        from ..characterization import characterize
+        from ..characterization.describe import characterize
 
         n = int(data.size)
         found = characterize(data)

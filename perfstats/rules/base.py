@@ -10,8 +10,8 @@ import numpy as np
 
 from .._deprecation import aliases_of
 from .._validation import as_sample
-from ..decision import Decision
-from ..wording import runs
+from ._wording import runs
+from .decision import Decision
 
 
 class Rule(ABC):

@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from .._quantiles import Statistic, point_estimate
 from .._rng import RNGLike
 from .._validation import check_int, check_positive
-from ..bootstrap import bootstrap_distribution
-from ..decision import Decision
-from ..quantile_spec import Statistic, point_estimate
-from ..wording import pct, reaches, statistic_label
+from ..precision.bootstrap import bootstrap_distribution
 from ._options import check_estimate, check_resampling, resampling_config
 from ._seeds import CURRENT, judgement_seed
+from ._wording import pct, reaches, statistic_label
 from .base import Rule
+from .decision import Decision
 
 
 class BasicBootstrap(Rule):

@@ -9,14 +9,14 @@ import numpy as np
 
 from .._rng import RNGLike
 from .._validation import check_fraction, check_positive
-from ..autocorrelation import acf
-from ..bootstrap import bootstrap_distribution
-from ..decision import Decision
-from ..wording import pct, runs
+from ..precision.autocorrelation import acf
+from ..precision.bootstrap import bootstrap_distribution
 from ._limits import check_limits, limits_config, settle
 from ._options import check_resampling, resampling_config
 from ._seeds import CURRENT, PREVIOUS, judgement_seed
+from ._wording import pct, runs
 from .base import Rule
+from .decision import Decision
 
 
 def decorrelation_lag(data: np.ndarray, *, cutoff: float = 0.01) -> int:

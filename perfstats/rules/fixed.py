@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ..decision import Decision
-from ..wording import runs
+from ._wording import runs
 from .base import Rule
+from .decision import Decision
 
 
 class Fixed(Rule):

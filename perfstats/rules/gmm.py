@@ -8,12 +8,12 @@ import numpy as np
 
 from .._rng import RNGLike
 from .._validation import check_int, check_positive
-from ..decision import Decision
-from ..mixture import MixtureFit, fit_mixture
-from ..wording import runs
+from ..characterization.mixture import MixtureFit, fit_mixture
 from ._limits import check_limits, limits_config, settle
 from ._seeds import base_seed
+from ._wording import runs
 from .base import Rule
+from .decision import Decision
 
 
 class GMM(Rule):

@@ -9,14 +9,14 @@ import numpy as np
 from .._deprecation import renamed
 from .._rng import RNGLike
 from .._validation import check_choice, check_fraction, check_positive
-from ..bootstrap import bootstrap_distribution
-from ..decision import Decision
-from ..highest_density import hdi
-from ..wording import pct
+from ..precision.bootstrap import bootstrap_distribution
+from ..precision.highest_density import hdi
 from ._limits import check_limits, limits_config, settle_under
 from ._options import check_resampling, resampling_config
 from ._seeds import CURRENT, judgement_seed
+from ._wording import pct
 from .base import Rule
+from .decision import Decision
 
 OF = ("sample", "mean")
 

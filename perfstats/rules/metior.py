@@ -34,17 +34,16 @@ from typing import Any
 import numpy as np
 
 from .._kernels.select import relative_change_quantiles
-from .._resampling import nested_named_distributions
+from .._quantiles import Statistic
 from .._rng import RNGLike
 from .._validation import check_choice, check_int
-from ..blocklength import MIN_SIZE, optimal_block_length
-from ..blocks import BLOCK_KINDS
-from ..decision import Decision
-from ..quantile_spec import Statistic
-from ..wording import pct, statistic_label
+from ..precision._resampling import nested_named_distributions
+from ..precision.blocklength import BLOCK_KINDS, MIN_SIZE, optimal_block_length
 from ._options import check_estimate, check_resampling
 from ._seeds import CURRENT, PREVIOUS, judgement_key
+from ._wording import pct, statistic_label
 from .base import Rule
+from .decision import Decision
 
 FORMS = ("absolute", "interval")
 #: Sets the Politis-White block length is estimated from: the previous runs
@@ -89,7 +88,7 @@ class Metior(Rule):
         ``H < error`` for the central ``level`` interval ``(L, H)`` of
         ``delta*`` (the paper).
     block_kind : str, default "moving"
-        Block scheme of :func:`perfstats.bootstrap.bootstrap_distribution`;
+        Block scheme of :func:`perfstats.precision.bootstrap.bootstrap_distribution`;
         ``"superflow"`` is the moving-block variant of SuperFlow's reference
         code.
     rng : None, int or numpy.random.Generator

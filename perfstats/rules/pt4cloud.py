@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_fraction, check_int
-from ..decision import Decision
-from ..similarity import kl_similarity
-from ..wording import pct
+from ..comparison.similarity import kl_similarity
+from ._wording import pct
 from .base import Rule
+from .decision import Decision
 
 
 class PT4Cloud(Rule):

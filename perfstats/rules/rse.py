@@ -9,10 +9,10 @@ import numpy as np
 
 from .._deprecation import renamed
 from .._validation import check_positive, power_of_two_scale
-from ..decision import Decision
-from ..wording import pct
 from ._limits import check_limits, limits_config, settle_under
+from ._wording import pct
 from .base import Rule
+from .decision import Decision
 
 
 class RSE(Rule):

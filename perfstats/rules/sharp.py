@@ -24,10 +24,10 @@ import numpy as np
 
 from .._deprecation import renamed
 from .._validation import check_int, check_level, check_positive, power_of_two_scale
-from ..decision import Decision
-from ..similarity import ks
-from ..wording import pct, reaches
+from ..comparison.similarity import ks
+from ._wording import pct, reaches
 from .base import Rule
+from .decision import Decision
 
 
 class CIWidth(Rule):
@@ -123,7 +123,7 @@ class KSHalves(Rule):
 
     With ``n`` runs the halves are ``x[:n // 2]`` and ``x[n // 2:]``; the
     statistic is the two-sample Kolmogorov-Smirnov distance of
-    :func:`perfstats.similarity.ks`. SHARP reports 89.8% fewer runs than a
+    :func:`perfstats.comparison.similarity.ks`. SHARP reports 89.8% fewer runs than a
     1,000-run ground truth with a KS of 0.104 to it (Mittal et al., Section V-C).
 
     Parameters

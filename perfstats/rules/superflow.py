@@ -16,7 +16,7 @@ the paper differ only in how the interval is computed:
 
 ``method="order"`` (exact binomial ranks) and ``method="exact-bootstrap"`` (the
 i.i.d. bootstrap with infinitely many resamples) are variants this library
-adds; every method of :func:`perfstats.intervals.percentile_ci` works.
+adds; every method of :func:`perfstats.precision.interval.percentile_ci` works.
 
 References
 ----------
@@ -33,16 +33,15 @@ from typing import Any
 import numpy as np
 
 from .._deprecation import renamed
+from .._quantiles import parse_quantiles
 from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive
-from ..blocklength import MIN_SIZE
-from ..decision import Decision
-from ..interval import Interval
-from ..intervals import quantile_intervals
-from ..quantile_spec import parse_quantiles
-from ..wording import pct, quantile_label, reaches
+from ..precision.blocklength import MIN_SIZE
+from ..precision.interval import Interval, quantile_intervals
 from ._seeds import CURRENT, base_seed, judgement_key
+from ._wording import pct, quantile_label, reaches
 from .base import Rule
+from .decision import Decision
 
 CI_METHODS = ("order-normal", "bootstrap", "block", "order", "exact-bootstrap")
 _RANDOM_METHODS = ("bootstrap", "block")
@@ -76,7 +75,7 @@ class SuperFlow(Rule):
         ``interval`` runs, so the first judgement is at ``2 * interval``.
     q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75)
         The percentiles checked ("most of the performance", Section 4.2),
-        in any spelling of :mod:`perfstats.quantile_spec` (``0.9``, ``"p90"``).
+        in any spelling of :mod:`perfstats._quantiles` (``0.9``, ``"p90"``).
     n_resamples : int, default 1000
         Resamples of the bootstrap methods.
     block_kind : {"moving", "circular", "stationary", "superflow"}, default "moving"

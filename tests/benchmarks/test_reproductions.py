@@ -16,8 +16,8 @@ import pytest
 from support.benchmark_scripts import load_benchmark
 
 from perfstats.replay import replay
+from perfstats.replay.scoring import score_distribution
 from perfstats.rules import PT4Cloud, SuperFlow
-from perfstats.scoring import score_distribution
 
 
 def mean_of(rows: list[dict[str, Any]], technique: str, key: str) -> float:

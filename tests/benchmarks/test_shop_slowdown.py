@@ -17,7 +17,7 @@ from benchmarks.shop_model import (
     relative_cpu_by_concurrency,
     slowdown_table,
 )
-from perfstats.queueing import OpenNetwork, Station
+from perfstats.system.queueing import OpenNetwork, Station
 
 
 def _span(sid: str, name: str, start: float, end: float, cpu: float, *,

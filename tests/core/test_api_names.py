@@ -3,7 +3,7 @@
 The confidence level is ``level`` (default 0.95 everywhere), resamples are
 ``n_resamples``, a rule's relative error is ``error``, a rule's interval
 method and quantiles are ``method`` and ``q`` as in ``percentile_ci``; every
-quantile accepts every spelling of :mod:`perfstats.quantile_spec`; renamed
+quantile accepts every spelling of :mod:`perfstats._quantiles`; renamed
 keywords keep working for one release with a DeprecationWarning that names
 the new spelling, and give the same result.
 """
@@ -82,7 +82,7 @@ def test_the_signature_scan_sees_the_functions_it_is_about() -> None:
         "rules.superflow",
         "rules.ci-width",
         "perfstats.plots.change_distribution",
-        "perfstats.scoring.score_distribution",
+        "perfstats.replay.scoring.score_distribution",
     ):
         assert name in PUBLIC
         assert _signature(PUBLIC[name]) is not None
@@ -219,7 +219,7 @@ def test_one_quantile_parser() -> None:
     import perfstats._validation as validation
 
     assert not hasattr(validation, "check_quantiles")
-    # The statistic's parser and point estimate live in perfstats.quantile_spec only.
+    # The statistic's parser and point estimate live in perfstats._quantiles only.
     assert importlib.util.find_spec("perfstats.rules._statistic") is None
 
 

@@ -15,14 +15,14 @@ from support.samples import ar1_lognormal
 
 import perfstats
 from perfstats._kernels.threads import fixed_threads, one_thread
-from perfstats._resampling import (
+from perfstats._rng import stream_key
+from perfstats.precision._resampling import (
     TABLE_MAX_N,
     band_stats,
     make_scheme,
     use_band_engine,
     use_table_engine,
 )
-from perfstats._rng import stream_key
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from arch.bootstrap import optimal_block_length as arch_block_length
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfstats.blocklength import MIN_SIZE, BlockLength, optimal_block_length
+from perfstats.precision.blocklength import MIN_SIZE, BlockLength, optimal_block_length
 
 # Agreement with arch is a contract; the implementations differ only in how
 # the mean and the normalising sums of squares are accumulated (measured

@@ -17,8 +17,8 @@ from support.samples import sample
 
 import perfstats
 from perfstats._kernels.threads import fixed_threads, one_thread
-from perfstats._resampling import iid_quantiles_chain, make_scheme, resampled_stats
 from perfstats._rng import stream_key
+from perfstats.precision._resampling import iid_quantiles_chain, make_scheme, resampled_stats
 from perfstats.rules import SuperFlow
 from perfstats.rules._seeds import CURRENT, judgement_seed
 

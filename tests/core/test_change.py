@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from benchmarks.change_detection import evaluate, load_traces, pooled_false_positives
 from perfstats._kernels.change import MEAN, QUANTILE, add_two_level, stat_from_counts
 from perfstats._kernels.random import stream_state
-from perfstats.change import RelativeChange, change_agreement, relative_change
+from perfstats.comparison.change import RelativeChange, change_agreement, relative_change
 
 positive = st.floats(0.5, 1e4, allow_nan=False, allow_infinity=False)
 
@@ -108,7 +108,7 @@ def test_different_seeds_differ() -> None:
 _THREAD_SCRIPT = """
 import json
 import numpy as np
-from perfstats.change import relative_change
+from perfstats.comparison.change import relative_change
 rng = np.random.default_rng(3)
 x = rng.lognormal(3, 0.4, 300)
 y = rng.lognormal(3.05, 0.4, 300)
@@ -290,7 +290,7 @@ def test_level_widens_interval() -> None:
         ({"baseline": [1.0, math.nan]}, r"baseline\[1\]"),
         ({"candidate": []}, "candidate is empty"),
         ({"candidate": [[1.0, 2.0]]}, "candidate must be 1-D"),
-        # "p50" is a quantile spelling now (perfstats.quantile_spec); "mode" is none.
+        # "p50" is a quantile spelling now (perfstats._quantiles); "mode" is none.
         ({"statistic": "mode"}, "statistic must be 'mean', 'median', a quantile"),
         ({"statistic": 1.5}, r"statistic must be .*a quantile in \[0, 1\].*got 1.5"),
         ({"statistic": True}, "statistic must be"),

@@ -8,7 +8,7 @@ import pytest
 
 import perfstats
 from perfstats import plots
-from perfstats.change import change_bounds
+from perfstats.comparison.change import change_bounds
 
 
 def _rc(est: float, low: float, high: float) -> SimpleNamespace:

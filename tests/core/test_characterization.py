@@ -14,7 +14,7 @@ from scipy import stats
 import perfstats
 from perfstats import characterize, plots, steady_state_start
 from perfstats.characterization import distribution_class
-from perfstats.segmentation import default_penalty, noise_scale
+from perfstats.characterization.segmentation import default_penalty, noise_scale
 
 SEEDS = range(8)
 

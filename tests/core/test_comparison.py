@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfstats.change import relative_change
 from perfstats.comparison import Comparison, compare
-from perfstats.effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
-from perfstats.similarity import kl_similarity, ks, namd
+from perfstats.comparison.change import relative_change
+from perfstats.comparison.effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
+from perfstats.comparison.similarity import kl_similarity, ks, namd
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ TABLE = {
 
 def test_packaged_table_states_date_region_and_the_lambda_prices() -> None:
     p = perfstats.faas_prices()
-    raw = json.loads((REPO / "perfstats" / "data" / "faas_prices.json").read_text())
+    raw = json.loads((REPO / "perfstats" / "planning" / "data" / "faas_prices.json").read_text())
     assert p.date == datetime.date.fromisoformat(raw["date"])
     assert p.region == "us-east-1"
     assert p.currency == "USD"

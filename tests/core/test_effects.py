@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from perfstats.effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
+from perfstats.comparison.effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 continuous = st.lists(finite, min_size=1, max_size=80)

@@ -16,7 +16,7 @@ from statsmodels.stats.multitest import multipletests
 
 import perfstats
 from perfstats import benjamini_hochberg, gate, parse_threshold
-from perfstats.gate_report import gate_junit, gate_markdown, gate_table
+from perfstats.regression_gate.render import gate_junit, gate_markdown, gate_table
 
 B = 1000  # resamples: enough for stable verdicts on the clear cases below
 
@@ -159,7 +159,7 @@ def test_runs_needed_projection_decides_with_more_runs() -> None:
 
 def test_runs_needed_formula_for_equivalence() -> None:
     # est 0, CI +-3%, delta 2%: half-width must shrink by 2/3 -> n * 9/4.
-    from perfstats.regression_gate import _runs_needed
+    from perfstats.regression_gate.verdicts import _runs_needed
 
     assert _runs_needed(0.0, -0.03, 0.03, 0.02, 20, 20, 0.5, 0.5, 0.05, 5) == 25
     # est exactly on the threshold: no number of runs decides.

@@ -12,8 +12,8 @@ from hypothesis import strategies as hs
 
 import perfstats
 from perfstats._kernels.resample import resample_positions
-from perfstats._resampling import make_scheme
 from perfstats._rng import stream_key
+from perfstats.precision._resampling import make_scheme
 
 
 def _samples(seed: int, count: int) -> list[np.ndarray]:

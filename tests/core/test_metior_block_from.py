@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.signal import lfilter
 
-from perfstats.blocklength import optimal_block_length
+from perfstats.precision.blocklength import optimal_block_length
 from perfstats.rules import Metior
 
 

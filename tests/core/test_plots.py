@@ -23,7 +23,7 @@ from scipy.stats import gaussian_kde
 
 import perfstats
 from perfstats import Monitor, plots
-from perfstats.plots.modes import density_grid, silverman_bandwidth
+from perfstats.characterization.modes import density_grid, silverman_bandwidth
 from perfstats.replay import judgement_grid
 from perfstats.rules import (
     BasicBootstrap,

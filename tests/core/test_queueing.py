@@ -1,4 +1,4 @@
-"""perfstats.queueing against textbook formulas and its own simulation.
+"""perfstats.system.queueing against textbook formulas and its own simulation.
 
 Reference values are computed here independently of the library:
 M/M/1 and M/M/c (Erlang C from its factorial closed form), the
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfstats.queueing import (
+from perfstats.system.queueing import (
     ClosedNetwork,
     OpenNetwork,
     QueueingSolution,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perfstats import rules
-from perfstats.wording import pct
+from perfstats.rules._wording import pct
 
 # Phrases that read wrong: a count larger than its total, a distance that is
 # not a number, a non-zero threshold printed as zero.

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from perfstats.comparison.similarity import kl_similarity
 from perfstats.replay import judgement_grid, replay, replay_test
-from perfstats.rules import CIWidth, Fixed, Metior, PT4Cloud, Rule, SuperFlow
-from perfstats.scoring import (
+from perfstats.replay.scoring import (
     accuracy,
     cost,
     credible,
@@ -18,7 +18,7 @@ from perfstats.scoring import (
     score_distribution,
     score_estimate,
 )
-from perfstats.similarity import kl_similarity
+from perfstats.rules import CIWidth, Fixed, Metior, PT4Cloud, Rule, SuperFlow
 
 
 def traces(count: int = 6, size: int = 300) -> dict[str, np.ndarray]:

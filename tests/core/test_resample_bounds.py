@@ -13,7 +13,7 @@ from hypothesis import strategies as hs
 
 import perfstats
 from perfstats._kernels.select import column_quantiles
-from perfstats.intervals import resample_bounds
+from perfstats.precision.interval import resample_bounds
 
 
 @settings(max_examples=200, deadline=None)

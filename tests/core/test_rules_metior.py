@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from perfstats.blocklength import optimal_block_length
+from perfstats.precision.blocklength import optimal_block_length
 from perfstats.rules import Metior
 
 

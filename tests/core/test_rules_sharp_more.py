@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from statsmodels.tsa.stattools import acf as sm_acf
 
 import perfstats
-from perfstats.mixture import fit_mixture
+from perfstats.characterization.mixture import fit_mixture
 from perfstats.replay import replay
 from perfstats.rules import GMM, HDI, RSE, Auto, BlockBootstrapMeans, Rule
 from perfstats.rules.block_means import decorrelation_lag

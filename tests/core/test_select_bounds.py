@@ -16,7 +16,7 @@ from perfstats._kernels.select import (
     select,
     tail_brackets,
 )
-from perfstats.intervals import percentile_ci, quantile_intervals
+from perfstats.precision.interval import percentile_ci, quantile_intervals
 
 _values = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 _elements = st.sampled_from([0.0, 1.0, 2.5, -3.0]) | _values

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from perfstats.similarity import kl_similarity, ks, namd
+from perfstats.comparison.similarity import kl_similarity, ks, namd
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 positive = st.floats(0.1, 1e4, allow_nan=False, allow_infinity=False)

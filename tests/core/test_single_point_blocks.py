@@ -14,13 +14,13 @@ from support.engines import direct_quantiles
 from support.samples import ar1_lognormal
 
 import perfstats
-from perfstats._resampling import (
+from perfstats._rng import stream_key
+from perfstats.precision._resampling import (
     SINGLE_POINT_CHAIN_MIN_N,
     make_scheme,
     resampled_stats,
     single_point_pool,
 )
-from perfstats._rng import stream_key
 
 KINDS = ["moving", "circular", "stationary", "superflow"]
 

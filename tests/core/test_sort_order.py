@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from perfstats._resampling import make_scheme, named_distribution, sort_order
 from perfstats._rng import stream_key
+from perfstats.precision._resampling import make_scheme, named_distribution, sort_order
 
 # Few distinct values, so that long runs of ties are the rule; signed
 # zeros and NaNs compare in ways a run detector can get wrong.

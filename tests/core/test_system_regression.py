@@ -10,7 +10,7 @@ import pytest
 
 import perfstats
 from perfstats import CallGraph, detect_system_regression, predict_regression
-from perfstats.queueing import ClosedNetwork, OpenNetwork, Station
+from perfstats.system.queueing import ClosedNetwork, OpenNetwork, Station
 
 
 def shop_model() -> OpenNetwork:
@@ -135,7 +135,7 @@ def test_closed_model() -> None:
 @pytest.mark.parametrize(
     ("args", "kwargs", "match"),
     [
-        (("not a model", {}), {}, "model must be a perfstats.queueing"),
+        (("not a model", {}), {}, "model must be a perfstats.system.queueing"),
         ((None, {"nope": 1.2}), {}, r"unknown station\(s\) \['nope'\]"),
         ((None, {"catalogue": 0.0}), {}, "demand factor of station 'catalogue'"),
         ((None, {"catalogue": -1.0}), {}, "demand factor of station 'catalogue'"),
@@ -327,7 +327,7 @@ def test_pipeline_baseline_from_the_model() -> None:
 
 
 def test_a_slower_class_is_a_regression_even_when_the_mix_dilutes_it() -> None:
-    from perfstats.queueing import OpenNetwork, Station
+    from perfstats.system.queueing import OpenNetwork, Station
 
     net = OpenNetwork(
         [

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from perfstats.replay import replay
+from perfstats.replay.scoring import score_distribution, score_estimate
 from perfstats.rules import Fixed
-from perfstats.scoring import score_distribution, score_estimate
 
 
 def _traces() -> list[np.ndarray]:

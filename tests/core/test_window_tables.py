@@ -17,7 +17,8 @@ from support.samples import ar1_lognormal
 import perfstats
 from perfstats._kernels import blocktable as kt
 from perfstats._kernels.threads import fixed_threads, one_thread
-from perfstats._resampling import (
+from perfstats._rng import stream_key
+from perfstats.precision._resampling import (
     TABLE_MAX_N,
     make_scheme,
     named_distribution,
@@ -26,7 +27,6 @@ from perfstats._resampling import (
     table_stats,
     use_table_engine,
 )
-from perfstats._rng import stream_key
 
 SIZES = [(1000, 18), (1000, 40), (1000, 1), (257, 16), (2047, 5), (300, 150), (64, 64), (12, 3)]
 # The reference scheme resamples (n - b) // b whole blocks, so it needs n >= 2 b.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfstats._kernels import resample as kr
-from perfstats._resampling import Scheme
+from perfstats.precision._resampling import Scheme
 
 
 def direct_quantiles(

@@ -23,7 +23,7 @@ from perfstats.adapters import read_record
 from perfstats.adapters.ab import read_ab_record
 from perfstats.adapters.cli import main
 from perfstats.adapters.records import metadata_path
-from perfstats.adapters.report.cost import billing, load_prices, run_cost
+from perfstats.adapters.report.billing import billing, load_prices, run_cost
 from perfstats.adapters.report.html import render_html_report
 from support.services import (
     LOOPBACK,

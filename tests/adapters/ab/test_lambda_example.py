@@ -11,9 +11,9 @@ from pathlib import Path
 
 from perfstats.adapters.ab.benchmark import Benchmark
 from perfstats.adapters.ab.config import function_of, load_config
+from perfstats.adapters.ab.interleaving import duet_plan
 from perfstats.adapters.ab.lifecycle import package
 from perfstats.adapters.ab.protocol import read_results, request_of
-from perfstats.adapters.ab.schedule import duet_plan
 from perfstats.adapters.records.measurement import utc_now
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"

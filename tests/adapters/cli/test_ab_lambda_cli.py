@@ -23,7 +23,7 @@ import pytest
 from perfstats.adapters.ab import read_ab_record
 from perfstats.adapters.cli import main
 from perfstats.adapters.records import metadata_path
-from perfstats.adapters.report.cost import billing
+from perfstats.adapters.report.billing import billing
 from support.aws_proxy import aws_proxy
 from support.services import MotoServer, aws_client, aws_env
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from perfstats.adapters.ab.config import load_config
 from perfstats.adapters.records.files import parse_toml, read_text_file
-from perfstats.adapters.report.cost import load_prices
+from perfstats.adapters.report.billing import load_prices
 
 
 def test_read_text_file_reads_utf8(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from perfstats.adapters.cli import main
-from perfstats.adapters.report.cost import billing, cost_text, load_prices, run_cost
+from perfstats.adapters.report.billing import billing, cost_text, load_prices, run_cost
 
 from perfstats import faas_cost, faas_prices
 

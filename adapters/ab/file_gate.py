@@ -1,0 +1,151 @@
+"""The regression gate on files: a baseline and a contender read, then :func:`perfstats.gate`.
+
+Each side is whatever :func:`~perfstats.adapters.ab.inputs.read_results`
+reads (a record, a directory of records, a tidy CSV, another tool's
+results); benchmarks are matched by name and those on one side only are
+listed in the result. Per-benchmark thresholds come from a config file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from perfstats import GateResult, gate, parse_threshold
+
+from .config import load_config
+from .inputs import read_results
+
+__all__ = ["gate_files", "parse_statistic", "read_overrides"]
+
+_PERCENTILE = re.compile(r"^[pP](\d+(?:\.\d*)?)$")
+
+
+def parse_statistic(text: str | float) -> str | float:
+    """A statistic as the gate takes it: ``"median"``, ``"mean"``, ``"p90"`` or ``"0.9"``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.file_gate import parse_statistic
+    >>> parse_statistic("median"), parse_statistic("p90"), parse_statistic("0.99")
+    ('median', 0.9, 0.99)
+    """
+    if not isinstance(text, str):
+        return text
+    word = text.strip().lower()
+    if word in ("median", "mean"):
+        return word
+    match = _PERCENTILE.match(word)
+    try:
+        q = float(match.group(1)) / 100.0 if match else float(word)
+    except ValueError:
+        q = -1.0
+    if not 0.0 <= q <= 1.0:
+        raise ValueError(
+            f"statistic must be median, mean, a percentile such as p90 or a quantile such as "
+            f"0.9; got {text!r}"
+        )
+    return q
+
+
+def read_overrides(path: str | os.PathLike[str]) -> dict[str, float]:
+    """Per-benchmark thresholds from a TOML (or YAML) config file.
+
+    The file holds one table, ``thresholds``, mapping benchmark names or
+    glob patterns to thresholds (``"5%"`` or ``0.05``); an exact name wins
+    over a pattern, then the first pattern that matches::
+
+        [thresholds]
+        "io_*" = "5%"
+        parse_large = 0.03
+
+    Raises
+    ------
+    ValueError
+        When the file does not parse, holds another key, or a threshold is
+        not one.
+    """
+    data = load_config(path)
+    extra = sorted(set(data) - {"thresholds"})
+    if extra:
+        raise ValueError(f"config {os.fspath(path)}: unknown key {extra[0]!r}; allowed: thresholds")
+    table = data.get("thresholds", {})
+    if not isinstance(table, Mapping):
+        raise ValueError(
+            f"config {os.fspath(path)}: thresholds must be a table of name = threshold"
+        )
+    return {
+        str(name): parse_threshold(value, f"thresholds[{name!r}] in {os.fspath(path)}")
+        for name, value in table.items()
+    }
+
+
+def gate_files(
+    baseline: str | os.PathLike[str],
+    contender: str | os.PathLike[str],
+    *,
+    config: str | os.PathLike[str] | None = None,
+    names: str = "target",
+    statistic: str | float = "median",
+    **options: Any,
+) -> GateResult:
+    """The regression gate on a baseline and a contender read from files.
+
+    Parameters
+    ----------
+    baseline, contender : str or path-like
+        A perfstats record, a directory of records, a tidy CSV
+        (``benchmark``, ``value``, optional ``unit``) or a results file of
+        another tool (see :func:`~perfstats.adapters.ab.inputs.read_results`).
+    config : str or path-like, optional
+        A TOML or YAML file with per-benchmark thresholds
+        (:func:`read_overrides`); they add to ``overrides`` in ``options``.
+    names : {"target", "file"}, default "target"
+        Name a record's benchmark by its target or by its file's stem.
+    statistic : str or float, default "median"
+        ``"median"``, ``"mean"``, ``"p90"`` or a quantile such as ``0.9``.
+    **options
+        Passed to :func:`perfstats.gate` (``threshold``, ``fdr``, ``level``,
+        ``paired``, ``n_resamples``, ``rng``, ``min_equivalent_runs``,
+        ``overrides``).
+
+    Returns
+    -------
+    GateResult
+        Benchmarks present on one side only are in ``unmatched_baseline`` and
+        ``unmatched_contender``.
+
+    Raises
+    ------
+    ValueError
+        On unreadable input, and on whatever :func:`perfstats.gate` refuses
+        (fewer than 2 runs, NaN, units that differ between the sides, no
+        benchmark in common, ...).
+
+    Examples
+    --------
+    >>> from perfstats.adapters import gate_files
+    >>> result = gate_files("base/", "cont/", threshold="2%", rng=0)  # doctest: +SKIP
+    >>> result.exit_code(), result.counts  # doctest: +SKIP
+    (0, {'regression': 0, 'improvement': 0, 'equivalent': 3, 'inconclusive': 1})
+    """
+    overrides = dict(options.pop("overrides", None) or {})
+    if config is not None:
+        overrides.update(read_overrides(config))
+    base = read_results(baseline, names=names)
+    cont = read_results(contender, names=names)
+    return gate(
+        _for_gate(base),
+        _for_gate(cont),
+        statistic=parse_statistic(statistic),
+        overrides=overrides or None,
+        **options,
+    )
+
+
+def _for_gate(frame: Any) -> Any:
+    # The gate's own check then says "mixes units" for a benchmark whose
+    # files disagree; a benchmark without a unit is compared as unitless.
+    return frame[["benchmark", "value", "unit"]]

@@ -1,0 +1,170 @@
+"""The bootstrap distribution of a relative change between two versions, with its CI."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._validation import FloatArray, as_sample, check_int
+from ..comparison.change import relative_change
+from ..precision.bootstrap import bootstrap_distribution
+from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def _point(x: FloatArray, statistic: str | float) -> float:
+    if statistic == "mean":
+        return float(np.mean(x))
+    return float(np.quantile(x, 0.5 if statistic == "median" else float(statistic)))
+
+
+def change_replicates(
+    baseline: Any,
+    candidate: Any,
+    *,
+    statistic: str | float = "median",
+    paired: bool = False,
+    n_resamples: int = 10000,
+    rng: Any = None,
+) -> FloatArray:
+    """Bootstrap replicates of ``stat(candidate) / stat(baseline) - 1``.
+
+    The same resampling scheme as :func:`perfstats.relative_change`:
+    unpaired samples are resampled independently (each with
+    :func:`perfstats.bootstrap_distribution`), paired ones pair by pair.
+    The draws are not those of :func:`~perfstats.relative_change`, so their
+    percentiles match its interval up to Monte Carlo error.
+
+    Parameters
+    ----------
+    baseline, candidate : array_like
+        The two samples (baseline positive).
+    statistic : {"median", "mean"} or float, default "median"
+    paired : bool, default False
+    n_resamples : int, default 10000
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        The resampled relative changes, shape ``(n_resamples,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.plots import change_replicates
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(100, 5, 300), rng.normal(110, 5, 300)
+    >>> reps = change_replicates(a, b, n_resamples=2000, rng=1)
+    >>> bool(0.08 < np.median(reps) < 0.12)
+    True
+    """
+    xb = as_sample(baseline, "baseline")
+    xc = as_sample(candidate, "candidate")
+    b = check_int(n_resamples, "n_resamples")
+    gen = np.random.default_rng(rng)
+    seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]
+    if paired:
+        if xb.size != xc.size:
+            raise ValueError(
+                f"paired=True needs baseline and candidate of equal length, "
+                f"got {xb.size} and {xc.size}"
+            )
+
+        def ratio(rows: np.ndarray) -> float:
+            i = rows.astype(np.int64)
+            return _point(xc[i], statistic) / _point(xb[i], statistic) - 1.0
+
+        # Resampling the positions resamples the pairs jointly.
+        positions = np.arange(xb.size, dtype=np.float64)
+        return bootstrap_distribution(positions, ratio, n_resamples=b, rng=seeds[0])
+    stat: Any = statistic
+    tb = bootstrap_distribution(xb, stat, n_resamples=b, rng=seeds[0])
+    tc = bootstrap_distribution(xc, stat, n_resamples=b, rng=seeds[1])
+    return tc / tb - 1.0
+
+
+@shared_ax_doc
+def change_distribution(
+    baseline: Any,
+    candidate: Any,
+    *,
+    statistic: str | float = "median",
+    level: float = 0.95,
+    paired: bool = False,
+    n_resamples: int = 10000,
+    rng: Any = None,
+    ax: Axes | None = None,
+) -> Figure:
+    """Histogram of the bootstrapped relative change, with the CI and the verdict.
+
+    The interval, estimate and verdict are those of
+    :func:`perfstats.relative_change` (ElastiBench's rule: a change when
+    the CI excludes 0); the histogram shows :func:`change_replicates`
+    drawn with the same scheme. The band is coloured by the verdict:
+    slower, faster or unchanged.
+
+    Parameters
+    ----------
+    baseline, candidate : array_like
+        Measurements of the old and new version (baseline positive).
+    statistic : {"median", "mean"} or float, default "median"
+    level : float, default 0.95
+    paired : bool, default False
+        ``baseline[i]`` and ``candidate[i]`` were measured together.
+    n_resamples : int, default 10000
+    rng : None, int or numpy.random.Generator
+    {ax_and_returns}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import plots
+    >>> rng = np.random.default_rng(3)
+    >>> old, new = rng.lognormal(3, 0.1, 200), rng.lognormal(3, 0.1, 200) * 1.05
+    >>> fig = plots.change_distribution(old, new, n_resamples=2000, rng=1)
+    >>> fig.axes[0].get_title()
+    'median: +4.42% [+2.39%, +7.59%] at 95%, slower'
+    """
+    gen = np.random.default_rng(rng)
+    seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]
+    rc = relative_change(
+        baseline, candidate, statistic=statistic, level=level, paired=paired,
+        n_resamples=n_resamples, rng=seeds[0],
+    )  # fmt: skip
+    reps = change_replicates(
+        baseline, candidate, statistic=statistic, paired=paired,
+        n_resamples=n_resamples, rng=seeds[1],
+    )  # fmt: skip
+    from matplotlib.ticker import PercentFormatter
+
+    fig, axes = figure_and_axes(ax, (7.0, 3.4))
+    shade = {"slower": SLOWER, "faster": FASTER}.get(rc.direction, UNCHANGED)
+    finite = reps[np.isfinite(reps)]
+    axes.hist(finite, bins=60, color="#BBBBBB", edgecolor="white", linewidth=0.3,
+              label=f"{finite.size} resamples")  # fmt: skip
+    axes.axvspan(rc.low, rc.high, color=shade, alpha=0.25, linewidth=0,
+                 label=f"{rc.level:.0%} CI [{rc.low:+.2%}, {rc.high:+.2%}]")  # fmt: skip
+    axes.axvline(rc.estimate, color=shade, linewidth=2, label=f"estimate {rc.estimate:+.2%}")
+    axes.axvline(0.0, color="black", linewidth=1, linestyle="--", label="no change")
+    axes.xaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    axes.set_xlabel(f"relative change of the {rc.statistic} (candidate / baseline - 1)")
+    axes.set_ylabel("resamples")
+    verdict = rc.direction if rc.changed else "no change"
+    axes.set_title(
+        f"{rc.statistic}: {rc.estimate:+.2%} [{rc.low:+.2%}, {rc.high:+.2%}] "
+        f"at {rc.level * 100:g}%, {verdict}",
+        fontsize="medium",
+    )
+    if not math.isfinite(rc.low) or not math.isfinite(rc.high):
+        axes.set_xlim(float(finite.min()), float(finite.max()))
+    axes.legend(fontsize="small", frameon=False)
+    return fig
+
+
+__all__ = ["change_distribution", "change_replicates"]

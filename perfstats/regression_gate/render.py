@@ -1,0 +1,197 @@
+"""The gate's result as text: a terminal table, Markdown, and JUnit XML.
+
+Each renderer returns a string; writing it (to a terminal, a pull-request
+comment, ``$GITHUB_STEP_SUMMARY`` or a JUnit file for the CI system) is the
+caller's business.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .verdicts import VERDICTS, BenchmarkVerdict, GateResult
+
+__all__ = ["gate_junit", "gate_markdown", "gate_table"]
+
+_SYMBOL = {
+    "regression": "REGRESSION",
+    "improvement": "improvement",
+    "equivalent": "equivalent",
+    "inconclusive": "inconclusive",
+}
+_EMOJI = {
+    "regression": ":red_circle:",
+    "improvement": ":green_circle:",
+    "equivalent": ":white_circle:",
+    "inconclusive": ":yellow_circle:",
+}
+
+
+def _pct(ratio: float) -> str:
+    return "n/a" if not math.isfinite(ratio) else f"{(ratio - 1.0) * 100:+.2f}%"
+
+
+def _runs(b: BenchmarkVerdict) -> str:
+    return "" if b.runs_needed is None else f"+{b.runs_needed}"
+
+
+def _rows(result: GateResult) -> list[list[str]]:
+    return [
+        [
+            b.name,
+            f"{b.n_baseline}/{b.n_contender}",
+            _pct(b.ratio),
+            f"[{_pct(b.ci_low)}, {_pct(b.ci_high)}]",
+            f"{b.p_adjusted:.3g}",
+            f"{b.cliffs_delta:+.2f}",
+            _SYMBOL[b.verdict],
+            _runs(b),
+        ]
+        for b in result.benchmarks
+    ]
+
+
+_HEADER = ["benchmark", "runs", "change", "CI", "p_adj", "cliff", "verdict", "runs needed"]
+
+
+def _summary(result: GateResult) -> str:
+    counts = ", ".join(f"{result.counts[v]} {v}" for v in VERDICTS)
+    return (
+        f"{len(result.benchmarks)} benchmarks ({result.statistic}, threshold "
+        f"{result.threshold * 100:g}%, FDR {result.fdr:g}, {result.level * 100:g}% CI): {counts}. "
+        f"Geometric mean {_pct(result.geomean)} "
+        f"[{_pct(result.geomean_low)}, {_pct(result.geomean_high)}]."
+    )
+
+
+def _unmatched(result: GateResult) -> list[str]:
+    lines = []
+    if result.unmatched_baseline:
+        lines.append("Only in baseline: " + ", ".join(result.unmatched_baseline))
+    if result.unmatched_contender:
+        lines.append("Only in contender: " + ", ".join(result.unmatched_contender))
+    return lines
+
+
+def gate_table(result: GateResult) -> str:
+    """A plain-text table for a terminal, with the suite's summary below it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import gate
+    >>> from perfstats.regression_gate.render import gate_table
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.lognormal(0, 0.01, 20)
+    >>> print(gate_table(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    benchmark  runs   change   CI                 p_adj    cliff  verdict     runs needed
+    a          20/20  +10.00%  [+9.28%, +10.69%]  6.8e-08  +1.00  REGRESSION
+    1 benchmarks (median, threshold 2%, FDR 0.05, 95% CI): 1 regression, 0 improvement,
+    0 equivalent, 0 inconclusive. Geometric mean +10.00% [+9.30%, +10.71%].
+    """
+    rows = [_HEADER, *_rows(result)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join([*lines, _summary(result), *_unmatched(result)])
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def gate_markdown(result: GateResult) -> str:
+    """Markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
+
+    Examples
+    --------
+    A suite where one benchmark got 10% faster and the other did not move:
+
+    >>> import numpy as np
+    >>> import perfstats
+    >>> from perfstats.regression_gate.render import gate_markdown
+    >>> rng = np.random.default_rng(1)
+    >>> before = {"parse": rng.lognormal(0, 0.01, 20), "emit": rng.lognormal(1, 0.01, 20)}
+    >>> after = {"parse": before["parse"] * 0.9, "emit": before["emit"]}
+    >>> result = perfstats.gate(before, after, rng=0, n_resamples=500)
+    >>> gate_markdown(result).splitlines()[0]
+    '### perfstats gate: no regression'
+    """
+    n_reg = result.counts["regression"]
+    title = (
+        f"### perfstats gate: {n_reg} regression{'s' if n_reg != 1 else ''}"
+        if n_reg
+        else "### perfstats gate: no regression"
+    )
+    out = [title, "", _summary(result), ""]
+    out.append("| " + " | ".join(_HEADER) + " |")
+    out.append("|" + "|".join(["---", "--:", "--:", "---", "--:", "--:", "---", "--:"]) + "|")
+    for b, row in zip(result.benchmarks, _rows(result), strict=True):
+        row[6] = f"{_EMOJI[b.verdict]} {b.verdict}"
+        row[0] = f"`{row[0]}`"
+        out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+    extra = _unmatched(result)
+    if extra:
+        out.append("")
+        out.extend(f"- {line}" for line in extra)
+    return "\n".join(out) + "\n"
+
+
+def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfstats gate") -> str:
+    """JUnit XML: one test case per benchmark, so that CI systems list them.
+
+    A regression is a ``<failure>``; an inconclusive benchmark is a
+    ``<skipped>`` test, or a ``<failure>`` when ``strict``; improvements and
+    equivalent benchmarks pass. Each case's ``system-out`` carries the
+    numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import gate
+    >>> from perfstats.regression_gate.render import gate_junit
+    >>> x = np.random.default_rng(0).lognormal(0, 0.01, 20)
+    >>> xml = gate_junit(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500))
+    >>> import xml.etree.ElementTree as ET
+    >>> ET.fromstring(xml).attrib["failures"]
+    '1'
+    """
+    # saxutils loads urllib; the core imports it only when XML is asked for.
+    from xml.sax.saxutils import escape, quoteattr
+
+    cases = []
+    failures = skipped = 0
+    for b in result.benchmarks:
+        detail = (
+            f"ratio {b.ratio:.6g} [{b.ci_low:.6g}, {b.ci_high:.6g}] ({result.level * 100:g}% CI), "
+            f"p={b.p_value:.3g}, p_adj={b.p_adjusted:.3g}, cliffs_delta={b.cliffs_delta:+.3f}, "
+            f"n={b.n_baseline}/{b.n_contender}, threshold {b.threshold * 100:g}%: {b.reason}"
+        )
+        if b.runs_needed is not None:
+            detail += f"; about {b.runs_needed} more runs a side would likely decide it"
+        body = ""
+        if b.verdict == "regression" or (b.verdict == "inconclusive" and strict):
+            failures += 1
+            body = (
+                f"<failure message={quoteattr(f'{b.verdict}: {_pct(b.ratio)}')} "
+                f"type={quoteattr(b.verdict)}>{escape(detail)}</failure>"
+            )
+        elif b.verdict == "inconclusive":
+            skipped += 1
+            body = f"<skipped message={quoteattr('inconclusive: ' + b.reason)}/>"
+        cases.append(
+            f"  <testcase classname={quoteattr(suite)} name={quoteattr(b.name)}>"
+            f"{body}<system-out>{escape(detail)}</system-out></testcase>"
+        )
+    head = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n'
+        f"<testsuite name={quoteattr(suite)} tests=\"{len(result.benchmarks)}\" "
+        f'failures="{failures}" errors="0" skipped="{skipped}">'
+    )
+    props = (
+        "  <properties>"
+        f"<property name=\"geomean\" value=\"{result.geomean:.6g}\"/>"
+        f"<property name=\"geomean_ci\" value=\"{result.geomean_low:.6g} "
+        f"{result.geomean_high:.6g}\"/></properties>"
+    )
+    return "\n".join([head, props, *cases, "</testsuite>"]) + "\n"

@@ -1,0 +1,220 @@
+"""Analytic solutions: Erlang C for open networks, exact MVA for closed ones."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..._validation import check_int
+from .network import QueueingSolution, _positive
+
+if TYPE_CHECKING:
+    from .network import ClosedNetwork, OpenNetwork, Station
+
+__all__ = ["birth_death", "erlang_c", "solve_closed", "solve_open"]
+
+# Exact MVA with multi-server stations keeps one queue-length distribution per
+# population vector; beyond this many numbers it is refused rather than
+# silently exhausting memory.
+_MVA_MAX_CELLS = 50_000_000
+
+
+def erlang_c(servers: int, offered_load: float) -> float:
+    """Probability that an arrival waits in an M/M/c queue (Erlang C).
+
+    Parameters
+    ----------
+    servers : int
+        Number of servers ``c``.
+    offered_load : float
+        ``a = lambda / mu`` in Erlangs; needs ``a < c``.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    Computed through the Erlang B recursion ``B(n) = a B(n-1) / (n + a
+    B(n-1))``, which stays finite for hundreds of servers, and
+    ``C = B / (1 - (a / c) (1 - B))``.
+
+    References
+    ----------
+    L. Kleinrock, "Queueing Systems, Volume 1: Theory", Wiley, 1975,
+    Section 3.5.
+
+    Examples
+    --------
+    >>> from perfstats.system.queueing import erlang_c
+    >>> round(erlang_c(1, 0.5), 12)
+    0.5
+    >>> round(erlang_c(2, 1.0), 6)
+    0.333333
+    """
+    c = check_int(servers, "servers")
+    a = _positive(offered_load, "offered_load")
+    if a >= c:
+        raise ValueError(
+            f"offered_load {a!r} must be below servers {c} for a stable queue "
+            f"(utilisation {a / c:.4g})"
+        )
+    b = 1.0
+    for n in range(1, c + 1):
+        b = a * b / (n + a * b)
+    return b / (1.0 - (a / c) * (1.0 - b))
+
+
+def birth_death(station: Station, offered_load: float) -> tuple[float, float]:
+    """Mean requests present and mean busy servers of a load-dependent station.
+
+    With ``n`` requests present the station completes work at rate
+    ``min(n, c) / slowdown(n)`` (in units of one server), so ``P(n) / P(n -
+    1) = a slowdown(n) / min(n, c)`` with ``a`` the offered load in
+    Erlangs. Past the last slowdown entry and the servers the ratio is
+    constant and the tail is geometric, summed in closed form. Sums run in
+    logarithms: with hundreds of servers the terms exceed a float's range.
+    """
+    if station.slowdown is None:
+        raise ValueError(f"station {station.name!r} is not load-dependent; use erlang_c")
+    c = station.servers
+    top = max(len(station.slowdown), c)
+    ratio_tail = offered_load * station.slowdown_at(top + 1) / c
+    if ratio_tail >= 1.0:
+        raise ValueError(f"station {station.name!r} is unstable (load {ratio_tail:.4g})")
+    n = np.arange(1, top + 1)
+    g = np.array([station.slowdown_at(int(k)) for k in n])
+    log_t = np.concatenate(
+        [[0.0], np.cumsum(np.log(offered_load) + np.log(g) - np.log(np.minimum(n, c)))]
+    )
+    shift = log_t.max()
+    t = np.exp(log_t - shift)  # P(0..top) up to one constant
+    r = ratio_tail
+    tail_mass = t[-1] * r / (1.0 - r)  # n > top
+    tail_n = t[-1] * (top * r / (1.0 - r) + r / (1.0 - r) ** 2)
+    norm = t.sum() + tail_mass
+    levels = np.arange(top + 1)
+    mean_n = (float(np.dot(levels, t)) + tail_n) / norm
+    busy = (float(np.dot(np.minimum(levels, c), t)) + c * tail_mass) / norm
+    return float(mean_n), float(busy)
+
+
+def solve_open(net: OpenNetwork) -> QueueingSolution:
+    """Per station M/M/c with Erlang C, or its birth-death process; see :class:`OpenNetwork`."""
+    utilization: dict[str, float] = {}
+    stretch: dict[str, float] = {}
+    for s in net.stations:
+        load = sum(net.arrival_rates[c] * d for c, d in s.demands.items())
+        rho = load / s.servers
+        if s.load_dependent:
+            # BCMP processor sharing: class r holds a share lambda_r D_r / a of
+            # the requests present, so its residence time is D_r E[N] / a.
+            mean_n, busy = birth_death(s, load)
+            stretch[s.name] = mean_n / load
+            utilization[s.name] = busy / s.servers
+            continue
+        # Mean sojourn / demand of an M/M/c queue, 1 + C(c, a) / (c (1 - rho));
+        # under processor sharing it holds for every class alike (BCMP).
+        stretch[s.name] = 1.0 + erlang_c(s.servers, load) / (s.servers * (1.0 - rho))
+        utilization[s.name] = rho
+    residence = {
+        c: MappingProxyType(
+            {s.name: s.demands[c] * stretch[s.name] for s in net.stations if c in s.demands}
+        )
+        for c in net.classes
+    }
+    return QueueingSolution(
+        utilization=MappingProxyType(utilization),
+        response_time=MappingProxyType({c: sum(r.values()) for c, r in residence.items()}),
+        throughput=MappingProxyType(dict(net.arrival_rates)),
+        residence_time=MappingProxyType(residence),
+        method="open M/M/c (Erlang C)"
+        + (", load-dependent birth-death" if any(s.load_dependent for s in net.stations) else ""),
+    )
+
+
+def solve_closed(net: ClosedNetwork) -> QueueingSolution:
+    """Exact multi-class MVA; see :class:`ClosedNetwork`."""
+    classes = list(net.classes)
+    names = [s.name for s in net.stations]
+    n_cls, n_st = len(classes), len(names)
+    demand = np.zeros((n_cls, n_st))
+    for k, s in enumerate(net.stations):
+        for c, d in s.demands.items():
+            demand[classes.index(c), k] = d
+    servers = np.array([s.servers for s in net.stations])
+    pop = np.array([net.population[c] for c in classes], dtype=np.int64)
+    think = np.array([net.think_times[c] for c in classes])
+    total_users = int(pop.sum())
+    strides = np.ones(n_cls, dtype=np.int64)
+    for i in range(n_cls - 2, -1, -1):
+        strides[i] = strides[i + 1] * (pop[i + 1] + 1)
+    n_vectors = int(np.prod(pop + 1))
+    # Multi-server and load-dependent stations need their marginal
+    # queue-length distributions (load-dependent MVA); the others do not.
+    multi = [k for k in range(n_st) if servers[k] > 1 or net.stations[k].load_dependent]
+    cells = n_vectors * len(multi) * (total_users + 1)
+    if cells > _MVA_MAX_CELLS:
+        raise ValueError(
+            f"population {dict(net.population)} is too large for exact MVA with "
+            f"multi-server stations ({cells:,} probabilities to keep); reduce it"
+        )
+    queue = np.zeros((n_vectors, n_st))
+    # marginal queue-length distribution of each multi-server station
+    marg = np.zeros((n_vectors, len(multi), total_users + 1))
+    marg[0, :, 0] = 1.0
+    # alpha(j) = min(j, servers) / slowdown(j): service rate multiplier with j present
+    jj = np.arange(1, total_users + 1)
+    alpha = np.minimum(jj[None, :], servers[multi][:, None]).astype(float)
+    for m, k in enumerate(multi):
+        alpha[m] /= [net.stations[k].slowdown_at(int(j)) for j in jj]
+    resid = np.zeros((n_cls, n_st))
+    thru = np.zeros(n_cls)
+    n = np.zeros(n_cls, dtype=np.int64)
+    for idx in range(1, n_vectors):
+        # mixed-radix increment of the population vector n
+        rest = idx
+        for i in range(n_cls):
+            n[i] = rest // strides[i]
+            rest -= n[i] * strides[i]
+        size = int(n.sum())
+        resid[:] = 0.0
+        thru[:] = 0.0
+        for i in range(n_cls):
+            if n[i] == 0:
+                continue
+            prev = idx - strides[i]
+            resid[i] = demand[i] * (1.0 + queue[prev])
+            for m, k in enumerate(multi):
+                resid[i, k] = demand[i, k] * np.sum(
+                    jj[:size] / alpha[m, :size] * marg[prev, m, :size]
+                )
+            thru[i] = n[i] / (think[i] + resid[i].sum())
+        queue[idx] = thru @ resid
+        for m, k in enumerate(multi):
+            acc = np.zeros(size)
+            for i in range(n_cls):
+                if n[i] > 0:
+                    acc += demand[i, k] * thru[i] * marg[idx - strides[i], m, :size]
+            marg[idx, m, 1 : size + 1] = acc / alpha[m, :size]
+            marg[idx, m, 0] = max(0.0, 1.0 - marg[idx, m, 1 : size + 1].sum())
+    util = (thru @ demand) / servers
+    for m, k in enumerate(multi):
+        if net.stations[k].load_dependent:
+            # busy servers, not offered work: the slowdown keeps them busy longer
+            last = marg[n_vectors - 1, m, : total_users + 1]
+            util[k] = float(np.dot(np.minimum(np.arange(total_users + 1), servers[k]), last))
+            util[k] /= servers[k]
+    residence = {
+        c: MappingProxyType({names[k]: float(resid[i, k]) for k in range(n_st) if demand[i, k] > 0})
+        for i, c in enumerate(classes)
+    }
+    return QueueingSolution(
+        utilization=MappingProxyType({names[k]: float(util[k]) for k in range(n_st)}),
+        response_time=MappingProxyType({c: float(resid[i].sum()) for i, c in enumerate(classes)}),
+        throughput=MappingProxyType({c: float(thru[i]) for i, c in enumerate(classes)}),
+        residence_time=MappingProxyType(residence),
+        method="closed exact MVA",
+    )
