@@ -174,9 +174,7 @@ def problems(text: str, *, in_examples: bool = False) -> list[str]:
 
 
 def _files() -> list[Path]:
-    return sorted(
-        p for root in ROOTS for p in root.rglob("*.py") if "__pycache__" not in p.parts
-    )
+    return sorted(p for root in ROOTS for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 FLAGGED = [
@@ -256,9 +254,7 @@ def test_prose_skips_examples_and_literals() -> None:
         ">>> {'date': '2025-01-31', 'measured': 3}\n"
         "{'date': '2025-01-31', 'measured': 3}\n"
     )
-    found = [
-        (i, problems(text, in_examples=ex)) for i, text, ex in docstring_prose(doc)
-    ]
+    found = [(i, problems(text, in_examples=ex)) for i, text, ex in docstring_prose(doc)]
     assert [(i, p) for i, p in found if p] == [(6, ["measured"])]
     assert {i for i, _ in found} == {0, 1, 2, 6, 7, 8, 9, 10, 11}
 
@@ -305,6 +301,4 @@ def test_docstrings_and_comments_are_clean() -> None:
         for line in prose(path)
         if (found := problems(line.text, in_examples=line.in_examples))
     ]
-    assert not hits, "dates, timings, issue numbers or machine states in prose:\n" + "\n".join(
-        hits
-    )
+    assert not hits, "dates, timings, issue numbers or machine states in prose:\n" + "\n".join(hits)

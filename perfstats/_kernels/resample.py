@@ -222,7 +222,7 @@ def fill_counts(
 
 # Inlined: called once per resample, and as a call it passed ten arrays,
 # each with its reference count raised and dropped, which cost more than the
-# pass itself for small samples (about 0.2 us of a 0.4 us resample at n = 10).
+# pass itself for small samples (half of a resample at n = 10).
 @nb.njit(cache=True, inline="always")
 def quantiles_from_counts(
     counts: np.ndarray,

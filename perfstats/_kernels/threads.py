@@ -116,10 +116,10 @@ def usable_cores() -> int:
     return max(1, min(cores, numba.get_num_threads()))
 
 
-# Reading the run queue costs a /proc read (about 15 us on a quiet machine,
-# several times that under load, which is exactly when kernels are called
-# most); kernels called back to back within this many seconds share one
-# snapshot, which is no staler than the scheduler's own noise.
+# Reading the run queue costs a /proc read (slower still when the CPUs are
+# busy, which is exactly when kernels are called most); kernels called back
+# to back within this many seconds share one snapshot, which is no staler
+# than the scheduler's own noise.
 SNAPSHOT_S = 0.005
 _snapshot: tuple[float, int] = (-math.inf, 0)
 
@@ -197,8 +197,8 @@ def run_kernel(serial: Callable[..., T], parallel: Callable[..., T], work: int, 
         return serial(*args)
     before = numba.get_num_threads()
     if before == threads:
-        # numba.set_num_threads checks and re-launches its pool: about
-        # 13 us a call, twice per kernel, a fortieth of a Metior decision.
+        # numba.set_num_threads checks and re-launches its pool, twice per
+        # kernel: a cost worth skipping when the count already fits.
         return parallel(*args)
     numba.set_num_threads(threads)
     try:

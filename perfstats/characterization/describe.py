@@ -315,8 +315,8 @@ def characterize(
 def steady_state_start(values: Any, **options: Any) -> int | None:
     """Index of the first steady-state run (0 when flat, None when there is none).
 
-    The warm-up detector a harness calls: ``values[:start]`` is the measured
-    warm-up. Options are those of :func:`characterize`.
+    The warm-up detector a harness calls: ``values[:start]`` is the warm-up
+    found in the data. Options are those of :func:`characterize`.
 
     Examples
     --------

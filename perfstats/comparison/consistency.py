@@ -273,7 +273,7 @@ def repetitions_needed(
         The original experiment's result (its ``low`` and ``high``).
     baseline, candidate : array_like
         The new experiment's results in the order they were collected
-        (for ``paired``, ``baseline[i]`` and ``candidate[i]`` measured
+        (for ``paired``, ``baseline[i]`` and ``candidate[i]`` run
         together).
     step : int, default 3
         Results added at a time: one call's repeats (ElastiBench: 3).

@@ -203,7 +203,7 @@ def wilcoxon_ranksum(a: Any, b: Any, *, alternative: str = "two-sided") -> RankT
     x = as_sample(a, "a")
     y = as_sample(b, "b")
     alt = check_choice(alternative, "alternative", ALTERNATIVES)
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     res = stats.mannwhitneyu(x, y, alternative=alt)
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon rank-sum")
@@ -253,7 +253,7 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
     what = "a" if b is None else "a - b"
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     try:
         # All differences zero: no rank has a sign, and the statistic and

@@ -155,7 +155,7 @@ def compare(
     b : array_like
         Candidate measurements.
     paired : bool, default False
-        ``a[i]`` and ``b[i]`` were measured together; adds the signed-rank
+        ``a[i]`` and ``b[i]`` were run together; adds the signed-rank
         test, uses the paired NAMD and resamples pairs jointly.
     statistic, level, groups, per_pair, n_resamples, rng
         Passed to :func:`relative_change` (``per_pair``: the change is the

@@ -95,7 +95,7 @@ def ks(a: Any, b: Any) -> KSResult:
     """
     x = as_sample(a, "a")
     y = as_sample(b, "b")
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)

@@ -598,7 +598,7 @@ def gate(
     level : float, default 0.95
         Confidence level of the intervals.
     paired : bool, default False
-        The i-th runs of both sides were measured together.
+        The i-th runs of both sides ran together.
     n_resamples : int, default 5000
         Bootstrap resamples per benchmark.
     rng : None, int or numpy.random.Generator
