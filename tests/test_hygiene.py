@@ -19,6 +19,11 @@ for what belongs in a benchmark's results file or a commit message instead:
   average 19``; the kernel's load average as a quantity is no machine
   state).
 
+Each entry of a numpydoc References section names the work's title in
+quotes (besides authors, venue and year), or is a web page's address: a short
+entry ("Wen et al., SuperFlow, 2023") may point to a full one elsewhere, but
+still says which paper it is.
+
 What is not prose is not scanned: doctest examples (their source and
 expected output, found by :class:`doctest.DocTestParser`), inline literals
 (````...````) and reST literal blocks (the indented lines after ``::``), which
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import inspect
 import io
 import re
 import tokenize
@@ -173,6 +179,30 @@ def problems(text: str, *, in_examples: bool = False) -> list[str]:
     return found
 
 
+def references(doc: str) -> list[str]:
+    """The entries of a docstring's References section, each on one line."""
+    lines = inspect.cleandoc(doc).splitlines()
+    entries: list[list[str]] = []
+    inside = False
+    for i, raw in enumerate(lines):
+        header = i + 1 < len(lines) and raw.strip() and set(lines[i + 1].strip()) == {"-"}
+        if header:
+            inside = raw.strip() == "References"
+            entries.append([])
+            continue
+        if not inside or set(raw.strip()) == {"-"}:
+            continue
+        if not raw.strip() or raw.startswith(".. ["):
+            entries.append([])
+        if raw.strip():
+            entries[-1].append(raw.strip())
+    return [" ".join(e) for e in entries if e]
+
+
+def _complete(entry: str) -> bool:
+    return bool(re.search(r'"[^"]{8,}"', entry)) or "https://" in entry
+
+
 def _files() -> list[Path]:
     return sorted(p for root in ROOTS for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
@@ -291,6 +321,41 @@ def test_scan_covers_the_library() -> None:
     assert len(files) > 100
     assert any(p.parts[-2:] == ("planning", "faas_cost.py") for p in files)
     assert any(p.parts[-2:] == ("driver", "stop_loop.py") for p in files)
+
+
+def test_references_check() -> None:
+    doc = """Summary.
+
+    References
+    ----------
+    .. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
+       :mod:`perfstats.rules.superflow`.
+    .. [He2021] He et al., "Performance Testing for Cloud Computing with Dependent
+       Data Bootstrapping", ASE 2021.
+
+    AWS Lambda pricing, https://aws.amazon.com/lambda/pricing/.
+
+    Examples
+    --------
+    Wen et al., SuperFlow, 2023 (not a References entry).
+    """
+    entries = references(doc)
+    assert len(entries) == 3
+    assert [_complete(e) for e in entries] == [False, True, True]
+
+
+def test_references_name_their_titles() -> None:
+    short = []
+    for path in _files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                short += [
+                    f"{path.relative_to(REPO)}: {entry}"
+                    for entry in references(doc or "")
+                    if not _complete(entry)
+                ]
+    assert not short, "References entries without a title:\n" + "\n".join(short)
 
 
 def test_docstrings_and_comments_are_clean() -> None:

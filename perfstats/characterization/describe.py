@@ -52,7 +52,8 @@ assessment of steady state performance in Java software: are we there
 yet?", Empirical Software Engineering 28(1), 13, 2023 (and the companion
 TOSEM 2023 study of dynamic reconfiguration by the same group).
 
-Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

@@ -299,8 +299,9 @@ def faas_cost(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024 (Sections V and VI report each experiment's
-    cost); see the References of :mod:`perfstats.comparison.change`.
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024 (Sections V and VI report each experiment's cost); see the
+    References of :mod:`perfstats.comparison.change`.
 
     AWS Lambda pricing, https://aws.amazon.com/lambda/pricing/.
 

@@ -625,8 +625,8 @@ def gate(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024; see the References of
-    :mod:`perfstats.comparison.change`.
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 
     Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate: a
     practical and powerful approach to multiple testing", Journal of the

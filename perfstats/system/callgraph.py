@@ -117,7 +117,8 @@ class CallGraph:
 
     References
     ----------
-    Liao et al., ICSE 2025, Section III-C; see the References of
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025, Section III-C; see the References of
     :mod:`perfstats.system.propagation`.
 
     Examples

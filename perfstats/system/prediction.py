@@ -276,7 +276,8 @@ def predict_regression(
 
     References
     ----------
-    Liao et al., ICSE 2025, Section III-D; see the References of
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025, Section III-D; see the References of
     :mod:`perfstats.system.propagation`.
 
     Examples
