@@ -11,9 +11,9 @@ and each call picks the number of threads from
 * the cores this process may run on (``os.sched_getaffinity``) and numba's
   own limit;
 * the cores free **right now**: the kernel's count of runnable tasks (the
-  fourth field of ``/proc/loadavg``, an instantaneous snapshot that costs a
-  few microseconds, unlike the one-minute load average which lags by a
-  minute). Other runnable tasks take cores away one for one.
+  fourth field of ``/proc/loadavg``, an instantaneous snapshot that is cheap
+  to read, unlike the one-minute load average which lags by a minute).
+  Other runnable tasks take cores away one for one.
 
 Waiting threads must not spin (a spinning worker burns the core another
 process needs, and is itself counted as runnable): before numba starts its
