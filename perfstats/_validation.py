@@ -73,7 +73,7 @@ def as_sample(data: Any, name: str = "data", *, min_size: int = 1) -> FloatArray
     if _finite_scan is None:
         # Loaded on first use, so that importing this module (which every
         # other imports) does not load numba; an import statement here
-        # would cost 2 us per call.
+        # would pay the import machinery's lookup on every call.
         from ._kernels.finite import finite_scan
 
         _finite_scan = finite_scan

@@ -48,10 +48,12 @@ Examples
 
 References
 ----------
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024: the suites, schedules and verdicts;
-   full entry in :mod:`perfstats.comparison.change`.
-.. [Liao2025] Liao et al., ICSE 2025: the rank test and effect size beside each verdict; full
-   entry in :mod:`perfstats.system.propagation`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024: the suites, schedules and verdicts; full entry in
+   :mod:`perfstats.comparison.change`.
+.. [Liao2025] Liao et al., "Early Detection of Performance Regressions by Bridging Local
+   Performance Data and Architectural Models", ICSE 2025: the rank test and effect size
+   beside each verdict; full entry in :mod:`perfstats.system.propagation`.
 """
 
 from .analysis import BenchmarkVerdict, SuiteAnalysis, analyse, suite_agreement

@@ -23,9 +23,11 @@ agreement, one-sided and two-sided coverage (:func:`perfstats.change_agreement`)
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.system.propagation`.
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Liao2025] Liao et al., "Early Detection of Performance Regressions by Bridging Local
+   Performance Data and Architectural Models", ICSE 2025; see the References of
+   :mod:`perfstats.system.propagation`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The gate and the history read the same kinds of input:
 * a perfstats **record** (the CSV of ``perfstats run`` with its metadata):
   one benchmark, named by its target (the metadata's target name, else the
   record's ``target`` column) or by the file's stem; its values are the
-  successful measured runs (warm-up and failed runs left out);
+  successful measurement runs (warm-up and failed runs left out);
 * a **tidy CSV** with columns ``benchmark`` and ``value`` (optionally
   ``unit``, ``commit``, ``date``), one row per run;
 * any file the **importers** read (pyperf, hyperfine, Google Benchmark,

@@ -19,9 +19,11 @@ Call numbers follow the plan's order, which is the order calls are started.
 
 References
 ----------
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.system.propagation`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
+.. [Liao2025] Liao et al., "Early Detection of Performance Regressions by Bridging Local
+   Performance Data and Architectural Models", ICSE 2025; see the References of
+   :mod:`perfstats.system.propagation`.
 """
 
 from __future__ import annotations

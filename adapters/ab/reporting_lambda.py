@@ -12,8 +12,8 @@ the billed duration, which prices the run
 
 References
 ----------
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 References
 ----------
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations

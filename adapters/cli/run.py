@@ -165,7 +165,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         target: Target = builtin_target()
         if args.max_n is None:
             # The demo must end on a busy machine too, where a 1% precision
-            # on P75 may never come: cap it (about 20 s of runs).
+            # on P75 may never come: cap it (a short demo's worth of runs).
             args.max_n = BUILTIN_MAX_N
     else:
         target = target_by_name(args.target, command_argv, target_options)

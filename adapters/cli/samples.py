@@ -63,7 +63,7 @@ def read_csv(path: str) -> pd.DataFrame:
 
 
 def read_sample(path: str, column: str | None) -> np.ndarray:
-    """The values of a record (its successful measured runs) or of one CSV column."""
+    """The values of a record (its successful measurement runs) or of one CSV column."""
     df = read_csv(path)
     if tuple(df.columns) == COLUMNS:
         values = judged_values(read_record(path))

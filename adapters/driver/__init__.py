@@ -11,7 +11,7 @@
   what it raises when the target keeps failing; :func:`run_seed`
   (:mod:`~perfstats.adapters.driver.seeding`), the seed it is made with;
 * :class:`AutoWarmup` (:mod:`~perfstats.adapters.driver.warmup`), the
-  measured warm-up of ``warmup="auto"``; :func:`run_from_metadata`
+  detected warm-up of ``warmup="auto"``; :func:`run_from_metadata`
   (:mod:`~perfstats.adapters.driver.rerun`), an experiment run again from
   its record's metadata; :mod:`~perfstats.adapters.driver.provenance`, the
   git commit of a target's directory.

@@ -155,7 +155,7 @@ class Session:
         ok = existing[existing["status"] == "ok"].sort_values("run")
         self.ok_runs = list(zip(ok["run"].astype(int), ok["value"].astype(float), strict=True))
         measured = ok[ok["phase"] == MEASURE]
-        # A resumed record keeps the start its rows say: the first measured run.
+        # A resumed record keeps the start its rows say: the first measurement run.
         start = int((ok["run"] < measured["run"].min()).sum()) if len(measured) else None
         assert self.settings.max_warmup is not None
         self.warmup = AutoWarmup(self.settings.max_warmup, start=start)
@@ -215,7 +215,7 @@ class Session:
         return True
 
     def _mark_phases(self, first_run: int) -> None:
-        """Runs before ``first_run`` are warm-up, the others measured: in memory and on disk."""
+        """Runs before ``first_run`` become warm-up, the others measurement runs (memory, disk)."""
         changed: dict[int, str] = {}
         for row in self.rows:
             phase = WARMUP if row["run"] < first_run else MEASURE

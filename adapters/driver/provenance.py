@@ -1,4 +1,4 @@
-"""Where the measured code came from: the git commit of a target's working directory."""
+"""Where the code under test came from: the git commit of a target's working directory."""
 
 from __future__ import annotations
 

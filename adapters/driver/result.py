@@ -62,7 +62,7 @@ class RunResult:
 
     @property
     def values(self) -> np.ndarray:
-        """The values the rule judged: successful measured runs in run order."""
+        """The values the rule judged: successful measurement runs in run order."""
         return judged_values(self.measurements)
 
     def __repr__(self) -> str:

@@ -72,7 +72,7 @@ def run(
     rule_options : mapping, optional
         Options for a rule given by name.
     max_n : int, optional
-        Stop after this many successful measured runs even if the rule has
+        Stop after this many successful measurement runs even if the rule has
         not stopped (the decision then says so). Warm-up runs do not count;
         with ``warmup="auto"``, neither do the runs a later check moves
         into the warm-up.
@@ -83,11 +83,11 @@ def run(
         Invocations in flight at once (a bounded thread pool).
     spacing : float, optional
         Seconds between invocations: from the end of one to the start of the
-        next when ``concurrency == 1`` (SuperFlow waited 30 minutes for cold
-        starts, 5 s for warm ones), between starts otherwise.
+        next when ``concurrency == 1`` (SuperFlow waited half an hour for
+        cold starts, five seconds for warm ones), between starts otherwise.
     warmup : int or "auto", default 0
         An int: invocations run and recorded first (phase ``"warmup"``),
-        never judged. ``"auto"``: the measured warm-up, found by
+        never judged. ``"auto"``: the warm-up found in the data, by
         :func:`perfstats.characterize` on the successful runs and re-checked
         as they arrive (first after 20 successful runs, then every 10 and
         before a stop is accepted); the rule judges only the runs after it.
@@ -105,7 +105,7 @@ def run(
         CSV file to append every invocation to, flushed row by row; its
         metadata goes beside it (``run.csv`` -> ``run.csv.meta.json``).
     resume : bool, default False
-        Continue the interrupted ``record``: its measured values are given to
+        Continue the interrupted ``record``: its measurement values are given to
         the rule first, and run numbering continues. The record's metadata
         must name its format, and the target, rule and unit must be the ones
         recorded; a mismatch is refused naming the difference.

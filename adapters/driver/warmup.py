@@ -1,4 +1,4 @@
-"""Automatic warm-up: the measured warm-up, found by the characterisation as runs arrive.
+"""Automatic warm-up: the warm-up found in the data by the characterisation as runs arrive.
 
 ``perfstats run --warmup auto`` (``run(..., warmup="auto")``) does not
 discard a fixed number of runs: it asks :func:`perfstats.characterize`
@@ -32,7 +32,7 @@ stops there, on warm-up runs; give such a rule a larger ``min_n``, or use
 a fixed warm-up (``warmup=N``) when the warm-up's length is known. The
 runs collected before the first check are all judged at once when it finds
 a steady state, so a rule that needs fewer stops at its own ``n`` with the
-rest of them recorded as measured.
+rest of them recorded as measurement runs.
 
 The whole history of checks, and the last characterisation, go to the
 record's metadata (``sessions[-1]["warmup"]``).

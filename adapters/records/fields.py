@@ -6,7 +6,8 @@ sentence per CSV column, so the record can be read without perfstats.
 
 References
 ----------
-Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

@@ -35,10 +35,10 @@ class Measurement:
     Parameters
     ----------
     value : float or None
-        The measured number; ``None`` unless ``status`` is ``"ok"``, so a
+        The number the run gave; ``None`` unless ``status`` is ``"ok"``, so a
         failed run can never be mistaken for a fast one.
     unit : str
-        Unit of ``value``: ``"ns"`` for wall time measured by the driver,
+        Unit of ``value``: ``"ns"`` for the wall time the driver clocks,
         ``"ms"`` for a Lambda REPORT duration, or what the user declared for a
         value the target reports.
     cold : bool or None

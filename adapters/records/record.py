@@ -188,7 +188,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        # repr round-trips exactly; the CSV must hold the number measured.
+        # repr round-trips exactly; the CSV must hold the very number the run gave.
         return repr(value) if math.isfinite(value) else ""
     if isinstance(value, str):
         return spreadsheet_safe(redact_text(value))
@@ -692,7 +692,7 @@ def check_resumable(
 ) -> None:
     """Refuse to resume a record whose metadata is missing or names no format.
 
-    Without metadata nothing says what the rows measured (target, rule,
+    Without metadata nothing says what the rows hold (target, rule,
     unit) or in which format they were written, so continuing the record
     could mix two experiments; ``force`` (``--force``) skips this check.
 

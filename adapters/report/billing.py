@@ -6,7 +6,7 @@ suite run on a Lambda or HTTP function, is priced with
 
 * the billed duration of each request: Lambda's REPORT line
   (``billed_duration_ms`` in the record's ``extra``) where present, else
-  the measured duration of the request (``wall_ns`` of a run's invocation,
+  the driver's timed duration of the request (``wall_ns`` of a run's invocation,
   ``call_wall_ns`` of a suite's call);
 * the request count: one per invocation (run) or per call (A-B suite);
 * the memory and architecture of the function (read from Lambda; for an
@@ -16,8 +16,8 @@ suite run on a Lambda or HTTP function, is priced with
 
 References
 ----------
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Billing:
     requests : int
         Requests made (also those that failed before a duration).
     from_report : int
-        Durations taken from Lambda's REPORT line; the rest are measured.
+        Durations taken from Lambda's REPORT line; the rest are timed by the driver.
     """
 
     durations_s: np.ndarray

@@ -109,7 +109,7 @@ class LambdaFunction(Target):
         variables are restored by :meth:`close`. Only for ``$LATEST``.
     metric : {"duration", "billed", "wall"}, default "duration"
         The value: REPORT Duration (ms), Billed Duration (ms), or the wall
-        time of the API call measured by the driver (ns).
+        time of the API call as the driver timed it (ns).
     timeout : float, default 900
         Seconds to wait for a response (Lambda's maximum run time is 900 s).
     endpoint_url : str, optional

@@ -11,10 +11,10 @@ WALL_UNIT = "ns"
 
 
 class ValueReader:
-    """Pick the measured value of an invocation.
+    """Pick the value an invocation gives.
 
     With neither ``regex`` nor ``json_field`` the value is the wall time the
-    driver measured around the call (monotonic clock, nanoseconds). Otherwise
+    driver timed around the call (monotonic clock, nanoseconds). Otherwise
     the value is read from the target's output, which is what a benchmark
     that times itself wants: the number excludes process start-up, network
     and scheduling noise the benchmark does not mean to measure.

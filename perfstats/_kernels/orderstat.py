@@ -350,7 +350,7 @@ def _chains_chunk(
 ) -> None:
     """Resamples ``first_r`` to ``last_r - 1``, each chain from the resample's own stream."""
     # Unpacked once: a tuple of arrays handled per resample costs reference
-    # counting that measured three times the draws themselves.
+    # counting that outweighs the draws themselves.
     m, first, shape, d, c, slots, weight = plans
     n = sorted_x.size
     values = np.empty(shape.shape[1])

@@ -11,9 +11,9 @@ and each call picks the number of threads from
 * the cores this process may run on (``os.sched_getaffinity``) and numba's
   own limit;
 * the cores free **right now**: the kernel's count of runnable tasks (the
-  fourth field of ``/proc/loadavg``, an instantaneous snapshot that costs a
-  few microseconds, unlike the one-minute load average which lags by a
-  minute). Other runnable tasks take cores away one for one.
+  fourth field of ``/proc/loadavg``, an instantaneous snapshot that is cheap
+  to read, unlike the one-minute load average which lags by a minute).
+  Other runnable tasks take cores away one for one.
 
 Waiting threads must not spin (a spinning worker burns the core another
 process needs, and is itself counted as runnable): before numba starts its
@@ -116,10 +116,10 @@ def usable_cores() -> int:
     return max(1, min(cores, numba.get_num_threads()))
 
 
-# Reading the run queue costs a /proc read (about 15 us on a quiet machine,
-# several times that under load, which is exactly when kernels are called
-# most); kernels called back to back within this many seconds share one
-# snapshot, which is no staler than the scheduler's own noise.
+# Reading the run queue costs a /proc read (slower still when the CPUs are
+# busy, which is exactly when kernels are called most); kernels called back
+# to back within this many seconds share one snapshot, which is no staler
+# than the scheduler's own noise.
 SNAPSHOT_S = 0.005
 _snapshot: tuple[float, int] = (-math.inf, 0)
 
@@ -197,8 +197,8 @@ def run_kernel(serial: Callable[..., T], parallel: Callable[..., T], work: int, 
         return serial(*args)
     before = numba.get_num_threads()
     if before == threads:
-        # numba.set_num_threads checks and re-launches its pool: about
-        # 13 us a call, twice per kernel, a fortieth of a Metior decision.
+        # numba.set_num_threads checks and re-launches its pool, twice per
+        # kernel: a cost worth skipping when the count already fits.
         return parallel(*args)
     numba.set_num_threads(threads)
     try:

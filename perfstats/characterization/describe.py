@@ -52,7 +52,8 @@ assessment of steady state performance in Java software: are we there
 yet?", Empirical Software Engineering 28(1), 13, 2023 (and the companion
 TOSEM 2023 study of dynamic reconfiguration by the same group).
 
-Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations
@@ -315,8 +316,8 @@ def characterize(
 def steady_state_start(values: Any, **options: Any) -> int | None:
     """Index of the first steady-state run (0 when flat, None when there is none).
 
-    The warm-up detector a harness calls: ``values[:start]`` is the measured
-    warm-up. Options are those of :func:`characterize`.
+    The warm-up detector a harness calls: ``values[:start]`` is the warm-up
+    found in the data. Options are those of :func:`characterize`.
 
     Examples
     --------

@@ -29,7 +29,8 @@ References
 B. W. Silverman, "Density Estimation for Statistics and Data Analysis",
 Chapman & Hall, 1986, Section 3.4.2.
 
-Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ def relative_change(
 
     * Unpaired: baseline and candidate are resampled independently.
     * ``paired=True`` (ElastiBench's duet benchmarking): ``baseline[i]`` and
-      ``candidate[i]`` were measured together (same instance, back to
+      ``candidate[i]`` were run together (same instance, back to
       back), and pairs are resampled jointly, keeping what they share.
     * ``groups``: labels of the instance or call each measurement came from.
       Resampling is then two-level: groups with replacement, then

@@ -137,7 +137,8 @@ def possible_changes(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B6; see the References of
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024, Section VI-B6; see the References of
     :mod:`perfstats.comparison.change`.
 
     Examples
@@ -273,7 +274,7 @@ def repetitions_needed(
         The original experiment's result (its ``low`` and ``high``).
     baseline, candidate : array_like
         The new experiment's results in the order they were collected
-        (for ``paired``, ``baseline[i]`` and ``candidate[i]`` measured
+        (for ``paired``, ``baseline[i]`` and ``candidate[i]`` run
         together).
     step : int, default 3
         Results added at a time: one call's repeats (ElastiBench: 3).
@@ -300,7 +301,8 @@ def repetitions_needed(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7; see the References of
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024, Section VI-B7; see the References of
     :mod:`perfstats.comparison.change`.
 
     Examples
@@ -441,7 +443,8 @@ def consistent_ci_curve(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024, Section VI-B7 and Figure 7; see the References of
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024, Section VI-B7 and Figure 7; see the References of
     :mod:`perfstats.comparison.change`.
 
     Examples

@@ -8,10 +8,11 @@ about the shape of the distributions.
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025, Section III-B; see the References of
-   :mod:`perfstats.system.propagation`.
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Liao2025] Liao et al., "Early Detection of Performance Regressions by Bridging Local
+   Performance Data and Architectural Models", ICSE 2025, Section III-B; see the References
+   of :mod:`perfstats.system.propagation`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -203,7 +204,7 @@ def wilcoxon_ranksum(a: Any, b: Any, *, alternative: str = "two-sided") -> RankT
     x = as_sample(a, "a")
     y = as_sample(b, "b")
     alt = check_choice(alternative, "alternative", ALTERNATIVES)
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     res = stats.mannwhitneyu(x, y, alternative=alt)
     return RankTest(float(res.statistic), float(res.pvalue), alt, "wilcoxon rank-sum")
@@ -253,7 +254,7 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
                 f"a and b must be paired (equal length), got {x.size} and {y.size} values"
             )
     what = "a" if b is None else "a - b"
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     try:
         # All differences zero: no rank has a sign, and the statistic and

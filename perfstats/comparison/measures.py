@@ -2,10 +2,14 @@
 
 References
 ----------
-.. [Liao2025] Liao et al., ICSE 2025; see the References of :mod:`perfstats.system.propagation`.
-.. [Mittal] Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
-.. [Schirmer2024] Schirmer et al., ElastiBench, IC2E 2024; see the References of
-   :mod:`perfstats.comparison.change`.
+.. [Liao2025] Liao et al., "Early Detection of Performance Regressions by Bridging Local
+   Performance Data and Architectural Models", ICSE 2025; see the References of
+   :mod:`perfstats.system.propagation`.
+.. [Mittal] Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible
+   Performance Evaluation", manuscript (undated); see the References of
+   :mod:`perfstats.rules.sharp`.
+.. [Schirmer2024] Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud
+   FaaS Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 """
 
 from __future__ import annotations
@@ -155,7 +159,7 @@ def compare(
     b : array_like
         Candidate measurements.
     paired : bool, default False
-        ``a[i]`` and ``b[i]`` were measured together; adds the signed-rank
+        ``a[i]`` and ``b[i]`` were run together; adds the signed-rank
         test, uses the paired NAMD and resamples pairs jointly.
     statistic, level, groups, per_pair, n_resamples, rng
         Passed to :func:`relative_change` (``per_pair``: the change is the

@@ -8,9 +8,11 @@ SuperFlow's evaluation, Wen et al. 2023) is ``2 ** -symKL`` of two Gaussian KDEs
 
 References
 ----------
-.. [Mittal] Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
-.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
-   :mod:`perfstats.rules.superflow`.
+.. [Mittal] Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible
+   Performance Evaluation", manuscript (undated); see the References of
+   :mod:`perfstats.rules.sharp`.
+.. [Wen2023] Wen et al., "SuperFlow: Performance Testing for Serverless Computing",
+   arXiv:2306.01620, 2023; see the References of :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def ks(a: Any, b: Any) -> KSResult:
     """
     x = as_sample(a, "a")
     y = as_sample(b, "b")
-    from scipy import stats  # deferred: scipy.stats costs ~0.7 s to import
+    from scipy import stats  # deferred: importing scipy.stats is slow
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)

@@ -4,7 +4,7 @@ A FaaS platform bills each call for its duration, rounded up to the billing
 granularity, times the memory configured (GB-seconds, at a price that depends
 on the CPU architecture), plus a price per request. ElastiBench (Schirmer et
 al., 2024) reports the cost of each experiment beside its time; this module
-computes it from the billed durations (Lambda's ``REPORT`` lines, or measured
+computes it from the billed durations (Lambda's ``REPORT`` lines, or timed
 durations) and a price table that states its date and region.
 
 The table shipped with perfstats is package data (``perfstats/planning/data/
@@ -50,7 +50,8 @@ class FaasPrices:
     currency : str
         Currency of every price (``"USD"``).
     duration_granularity_s : float
-        Billed durations are rounded up to a multiple of this (Lambda: 1 ms).
+        Billed durations are rounded up to a multiple of this (Lambda's
+        granularity: 1 ms).
     provider : str
         Whose prices these are.
     source : str
@@ -274,7 +275,7 @@ def faas_cost(
     Parameters
     ----------
     billed_durations_s : array_like
-        Billed (or measured) duration of each call in seconds, non-negative.
+        Billed (or timed) duration of each call in seconds, non-negative.
     memory_mb : int
         Memory configured for the function, in MB (1024 MB = 1 GB).
     architecture : str
@@ -298,8 +299,9 @@ def faas_cost(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024 (Sections V and VI report each experiment's
-    cost); see the References of :mod:`perfstats.comparison.change`.
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024 (Sections V and VI report each experiment's cost); see the
+    References of :mod:`perfstats.comparison.change`.
 
     AWS Lambda pricing, https://aws.amazon.com/lambda/pricing/.
 
@@ -330,7 +332,7 @@ def faas_cost(
     )
     step = table.duration_granularity_s
     # The relative nudge keeps a duration that is already a whole number of
-    # steps (a REPORT line's 1234 ms) from rounding up by float error.
+    # steps (a REPORT line's ``1234 ms``) from rounding up by float error.
     with np.errstate(over="ignore"):
         billed = float(np.sum(np.ceil(durations / step * (1.0 - 1e-12)) * step))
     if not math.isfinite(billed):

@@ -312,8 +312,8 @@ def schedule(
 
     References
     ----------
-    He et al., Metior, ASE 2021, Section III-C; see the References of
-    :mod:`perfstats.rules.metior`.
+    He et al., "Performance Testing for Cloud Computing with Dependent Data Bootstrapping"
+    (Metior), ASE 2021, Section III-C; see the References of :mod:`perfstats.rules.metior`.
 
     D. N. Politis and H. White, "Automatic Block-Length Selection for the
     Dependent Bootstrap", Econometric Reviews 23(1), 2004.

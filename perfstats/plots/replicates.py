@@ -116,7 +116,7 @@ def change_distribution(
     statistic : {"median", "mean"} or float, default "median"
     level : float, default 0.95
     paired : bool, default False
-        ``baseline[i]`` and ``candidate[i]`` were measured together.
+        ``baseline[i]`` and ``candidate[i]`` were run together.
     n_resamples : int, default 10000
     rng : None, int or numpy.random.Generator
     {ax_and_returns}

@@ -44,9 +44,9 @@ class Scheme:
 def sort_order(x: FloatArray) -> np.ndarray:
     """``np.argsort(x, kind="stable")``, several times faster.
 
-    NumPy's default sort uses the CPU's vector units where it can (on an
-    AVX-512 machine 12-19 us at a thousand points); its stable sort does not
-    (51-60 us there, a twentieth of a Metior decision). The default sort
+    NumPy's default sort uses the CPU's vector units where it can; its
+    stable sort does not, and is several times slower, a cost a Metior
+    decision would notice. The default sort
     leaves ties in any order, and a pass over the sorted values puts each
     run of ties back in order of position. The order of ties matters to no
     resampled quantile (tied points carry equal values), but a resampled
@@ -184,9 +184,9 @@ def resampling_path(scheme: Scheme, n_quantiles: int, with_mean: bool, engine: s
     return "direct"
 
 
-# A chain costs about 0.55 us per resample of three quartiles at any n,
-# counting about 6 ns per point: measured, counting is the faster up to about
-# 60 points (0.52 against 0.57 ms at n = 50, 0.78 against 0.59 at n = 100).
+# A chain costs the same per resample at any n, counting ranks a step per
+# point, so counting is the faster up to about 60 points (timed side by side
+# around that size); the threshold leaves the smallest samples to counting.
 SINGLE_POINT_CHAIN_MIN_N = 64
 
 
@@ -326,8 +326,8 @@ def use_order_engine(engine: str) -> bool:
     """Whether an i.i.d. resample of quantiles is drawn by its order statistics.
 
     ``"auto"`` is: a chain costs O(1) per resample and quantile at any n,
-    where counting ranks costs O(n) per resample (at n = 1,000, three
-    quartiles of 1,000 resamples took about 0.6 ms against 6 ms).
+    where counting ranks costs O(n) per resample (at n = 1,000 the chains
+    are an order of magnitude the faster).
     """
     return engine != "direct"
 
@@ -508,9 +508,10 @@ def band_stats(
 TABLE_MAX_N = 2047
 # A table resample costs a coarse row per block, then per quantile a fine
 # row and a mask per block; counting costs one step per point, whatever the
-# number of quantiles. Measured (2026-11-26, one thread, n = 300, 1,000 and
-# 2,000, 1,000 resamples), tables win from blocks of 6 points for one
-# quantile, about 12 for two, 18-24 for three and 32 for five.
+# number of quantiles. Timed against each other on one thread, tables win
+# from blocks of 6 points for one quantile, about 12 for two, 18-24 for three
+# and 32 for five (the speed runs of the change are in
+# benchmarks/results/speed_tables_interleaved.txt).
 TABLE_MIN_BLOCK = 6
 TABLE_BLOCK_PER_QUANTILE = 8
 

@@ -598,7 +598,7 @@ def gate(
     level : float, default 0.95
         Confidence level of the intervals.
     paired : bool, default False
-        The i-th runs of both sides were measured together.
+        The i-th runs of both sides ran together.
     n_resamples : int, default 5000
         Bootstrap resamples per benchmark.
     rng : None, int or numpy.random.Generator
@@ -625,8 +625,8 @@ def gate(
 
     References
     ----------
-    Schirmer et al., ElastiBench, IC2E 2024; see the References of
-    :mod:`perfstats.comparison.change`.
+    Schirmer et al., "ElastiBench: Scalable Continuous Benchmarking on Cloud FaaS
+    Platforms", IC2E 2024; see the References of :mod:`perfstats.comparison.change`.
 
     Y. Benjamini and Y. Hochberg, "Controlling the false discovery rate: a
     practical and powerful approach to multiple testing", Journal of the

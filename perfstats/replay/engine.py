@@ -395,8 +395,9 @@ def _run_task(jobs: list[_Job]) -> list[list[tuple[Any, ...]]]:
 
 def _run_task_single_threaded(jobs: list[_Job]) -> list[list[tuple[Any, ...]]]:
     # On an executor's worker, other workers fill the other cores: kernels
-    # that spread over every core would only contend (measured: two Dask
-    # workers were slower than one). Results do not depend on threads.
+    # that spread over every core would only contend (two Dask workers were
+    # slower than one: benchmarks/results/replay_dask.txt). Results do not
+    # depend on threads.
     from .._kernels.threads import single_threaded
 
     with single_threaded():
@@ -413,8 +414,8 @@ def _warm_kernels(jobs: list[_Job]) -> None:
 
     A forked worker inherits every kernel this process has loaded; any other
     it loads from numba's disk cache itself, each worker of every replay
-    again (about 0.6 s per replay on protocol A, more than the replay of
-    SuperFlow 1 itself). A copy of each rule decides a few prefixes of its
+    again (on protocol A, longer than the replay of SuperFlow 1 itself).
+    A copy of each rule decides a few prefixes of its
     first trace here, on the judgement grid, so the rule itself is untouched.
     """
     if _context().get_start_method() != "fork":

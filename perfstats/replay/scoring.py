@@ -21,8 +21,8 @@ frame :func:`perfstats.replay.replay` returns.
 
 References
 ----------
-.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
-   :mod:`perfstats.rules.superflow`.
+.. [Wen2023] Wen et al., "SuperFlow: Performance Testing for Serverless Computing",
+   arXiv:2306.01620, 2023; see the References of :mod:`perfstats.rules.superflow`.
 """
 
 from __future__ import annotations
@@ -306,7 +306,9 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     References
     ----------
-    Mittal et al., SHARP, Section V-C; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated), Section V-C; see the References of
+    :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -58,8 +58,9 @@ class Auto(Rule):
 
     References
     ----------
-    Mittal et al., SHARP, Section IV-c: the meta-heuristic that picks a stopping rule for the
-    distribution it sees; full entry in :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated), Section IV-c: the meta-heuristic that picks a
+    stopping rule for the distribution it sees; full entry in :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

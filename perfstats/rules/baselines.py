@@ -10,7 +10,8 @@ changing (Laaber et al.). Metior found both stop too early on cloud data
 
 References
 ----------
-.. [He2021] He et al., Metior, ASE 2021; see the References of :mod:`perfstats.rules.metior`.
+.. [He2021] He et al., "Performance Testing for Cloud Computing with Dependent Data
+   Bootstrapping" (Metior), ASE 2021; see the References of :mod:`perfstats.rules.metior`.
 """
 
 from __future__ import annotations

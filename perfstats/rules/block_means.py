@@ -74,7 +74,8 @@ class BlockBootstrapMeans(Rule):
 
     References
     ----------
-    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 
     H. R. Kunsch, "The Jackknife and the Bootstrap for General Stationary
     Observations", The Annals of Statistics 17(3), 1217-1241, 1989.

@@ -59,7 +59,8 @@ class GMM(Rule):
 
     References
     ----------
-    Mittal et al., SHARP; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated); see the References of :mod:`perfstats.rules.sharp`.
 
     G. Schwarz, "Estimating the Dimension of a Model", The Annals of
     Statistics 6(2), 461-464, 1978.

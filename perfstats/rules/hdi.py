@@ -60,8 +60,9 @@ class HDI(Rule):
 
     References
     ----------
-    Mittal et al., SHARP (its stopping rules, Section IV-c); the full entry is in the
-    References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated): its stopping rules, Section IV-c; the full entry is
+    in the References of :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -13,9 +13,10 @@ References
    Statistics-Based Performance Testing Methodology for Cloud Applications",
    27th ACM Joint European Software Engineering Conference and Symposium on the
    Foundations of Software Engineering (ESEC/FSE), 2019, pp. 188-199.
-.. [Wen2023] Wen et al., SuperFlow, 2023; see the References of
-   :mod:`perfstats.rules.superflow`.
-.. [He2021] He et al., Metior, ASE 2021; see the References of :mod:`perfstats.rules.metior`.
+.. [Wen2023] Wen et al., "SuperFlow: Performance Testing for Serverless Computing",
+   arXiv:2306.01620, 2023; see the References of :mod:`perfstats.rules.superflow`.
+.. [He2021] He et al., "Performance Testing for Cloud Computing with Dependent Data
+   Bootstrapping" (Metior), ASE 2021; see the References of :mod:`perfstats.rules.metior`.
 """
 
 from __future__ import annotations

@@ -35,7 +35,9 @@ class RSE(Rule):
 
     References
     ----------
-    Mittal et al., SHARP, Section IV-c; see the References of :mod:`perfstats.rules.sharp`.
+    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
+    Evaluation", manuscript (undated), Section IV-c; see the References of
+    :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

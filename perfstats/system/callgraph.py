@@ -117,7 +117,8 @@ class CallGraph:
 
     References
     ----------
-    Liao et al., ICSE 2025, Section III-C; see the References of
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025, Section III-C; see the References of
     :mod:`perfstats.system.propagation`.
 
     Examples
@@ -277,7 +278,7 @@ class CallGraph:
     ) -> float:
         """Per-call sum over ``name``'s same-subsystem call tree.
 
-        ``fixed`` values replace a component's whole subtree (a measured
+        ``fixed`` values replace a component's whole subtree (an observed
         inclusive change already covers its callees); otherwise a component
         contributes its exclusive time (``own``) or nothing, plus its
         callees weighted by calls per call.
@@ -312,7 +313,7 @@ class CallGraph:
         per call (seconds). Each change is carried up through the callers of
         the same subsystem to its top-level components, weighted by calls
         per call; a changed component's callees are not added again (its
-        measured change already contains theirs).
+        observed change already contains theirs).
         """
         for n in changes:
             self._node(n)

@@ -99,7 +99,8 @@ def local_deviation(
 
     References
     ----------
-    Liao et al., ICSE 2025, Section III-B; see the References of
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025, Section III-B; see the References of
     :mod:`perfstats.system.propagation`.
 
     J. Romano, J. D. Kromrey, J. Coraggio and J. Skowronek, "Appropriate

@@ -158,7 +158,9 @@ def detect_system_regression(
 
     References
     ----------
-    Liao et al., ICSE 2025; see the References of :mod:`perfstats.system.propagation`.
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025; see the References of
+    :mod:`perfstats.system.propagation`.
 
     Examples
     --------

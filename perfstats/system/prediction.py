@@ -26,22 +26,20 @@ __all__ = ["DEFAULT_PREDICTION_REQUESTS", "RegressionPrediction", "predict_regre
 
 # Requests simulated per version. Both versions are simulated with common
 # random numbers, and the verdict rests on Cliff's delta, whose simulation
-# noise is tiny: measured with ``python -m benchmarks.queueing_precision
-# --mpd`` (M/M/1 at 50% utilisation, demand +10%, 12 seeds), the standard
-# deviation of delta is 0.0019 / 0.0014 / 0.0010 and the RMS error of the
-# MPD 10% / 7.0% / 5.0% of its analytic value with 5,000 / 10,000 / 20,000
-# requests. 10,000 keeps delta's noise two orders of magnitude below the
-# 0.147 threshold and one prediction of a three-service, three-class model
-# at 1.1-1.9 CPU seconds (``--timing``: 3.2 s with 20,000; wall 4.7-8 s on
-# the shared 2-core machine at load average 19; see benchmarks/results/).
+# noise is tiny. 10,000 keeps delta's noise two orders of magnitude below the
+# 0.147 threshold and the MPD's error a few percent of its analytic value
+# (chosen from the M/M/1 runs of ``python -m benchmarks.queueing_precision
+# --mpd`` in benchmarks/results/queueing_mpd_precision.json), while one
+# prediction of a three-service, three-class model stays cheap (``--timing``:
+# benchmarks/results/prediction_timing.json).
 DEFAULT_PREDICTION_REQUESTS = 10_000
 
 # A saturated station's backlog grows by about n (1 - 1/load) requests over a
 # run of n, and ciw's processor-sharing node updates every request in service
-# at each event, so such a run costs O(n^2 (1 - 1/load)): 5,000 requests at
-# load 1.3 took 34 s and 10,000 took 140 s (variant 3 of the shop
+# at each event, so such a run costs O(n^2 (1 - 1/load)): doubling the
+# requests at load 1.3 quadrupled the time (variant 3 of the shop
 # evaluation). Capping n^2 (1 - 1/load) at this budget keeps a saturated
-# prediction near 2 s (2,000 requests at load 1.3) while the verdict, a
+# prediction short (2,000 requests at load 1.3) while the verdict, a
 # backlog that never drains, is the same at any length.
 _SATURATED_BUDGET = 1.0e6
 _SATURATED_MIN_REQUESTS = 500
@@ -258,9 +256,9 @@ def predict_regression(
     whose demands do not change gives the very same samples (delta 0,
     p = 1), and a small change moves delta by a small, reproducible amount
     rather than by simulation noise. ``n_requests`` is therefore chosen for
-    the precision of the MPD and of delta (measured on M/M/1 at 50%
-    utilisation: delta's standard deviation over seeds 0.0014 and the MPD's
-    RMS error 7% with 10,000 requests), not to make the test significant.
+    the precision of the MPD and of delta (on M/M/1 at 50% utilisation,
+    delta's spread over seeds is far below the 0.147 threshold with the
+    default), not to make the test significant.
     The samples are autocorrelated (consecutive requests share queues), so
     p-values are optimistic; together with the effect-size condition the
     verdict stays conservative.
@@ -278,7 +276,8 @@ def predict_regression(
 
     References
     ----------
-    Liao et al., ICSE 2025, Section III-D; see the References of
+    Liao et al., "Early Detection of Performance Regressions by Bridging Local Performance
+    Data and Architectural Models", ICSE 2025, Section III-D; see the References of
     :mod:`perfstats.system.propagation`.
 
     Examples

@@ -182,7 +182,7 @@ def propagate(
         Per subsystem, its demand before the change in seconds per root
         invocation, when it is known better than the system graph's times
         tell, e.g. the model's service demand from the utilisation law.
-        Span durations measured under load include waiting (for a CPU, a
+        Span durations recorded under load include waiting (for a CPU, a
         lock, a connection); a change of work divided by them gives too
         small a factor. By default the system graph's top-level sum.
 
@@ -211,7 +211,7 @@ def propagate(
     change per call is its carried MD if it deviated, else the sum of its
     same-subsystem callees' changes times their calls per call. A deviated
     component thus replaces, not adds to, the changes nested below it:
-    its measured inclusive change already contains them. The subsystem's
+    its observed inclusive change already contains them. The subsystem's
     change is the sum over its top-level components (called from outside
     it) of their calls per request times their change; its demand before
     is the same sum over their own-subsystem times (or ``demand_before``).

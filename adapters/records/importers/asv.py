@@ -22,7 +22,7 @@ def looks_like(obj: Any) -> bool:
 
 def _unit(name: str) -> str:
     # asv's results file has no unit; the benchmark's kind (its name's
-    # prefix, which asv itself reads) says what was measured.
+    # prefix, which asv itself reads) says what the values are.
     last = name.rsplit(".", 1)[-1]
     if last.startswith("time_"):
         return "s"

@@ -41,7 +41,7 @@ class Results:
     Parameters
     ----------
     frame : pandas.DataFrame
-        One row per measured value: ``benchmark`` (str), ``unit`` (str;
+        One row per value: ``benchmark`` (str), ``unit`` (str;
         times are in ``"s"``), ``value`` (float) and ``run`` (int, the
         value's position among its benchmark's values), plus columns a
         format adds (e.g. ``fork``, ``iterations``, ``repetition``).

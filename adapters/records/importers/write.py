@@ -46,7 +46,7 @@ def to_pyperf(data: Any, *, unit: str | None = None) -> dict[str, Any]:
 
     Values of one benchmark are grouped into runs by their ``process``
     column (pyperf's own runs, when the data came from pyperf); otherwise
-    each value is a run of its own, as if measured in a process of its own.
+    each value is a run of its own, as if taken in a process of its own.
     pyperf accepts only positive values in seconds, bytes or plain numbers.
 
     Examples

@@ -25,12 +25,11 @@ import numpy.typing as npt
 
 from ..._validation import check_int
 
-# Measured with ``python -m benchmarks.queueing_precision --reps 24`` on the
-# M/M/1 queue at 50% utilisation (lambda 1, mu 2; processor sharing): the
-# root-mean-square relative error of the simulated mean response time was
-# 1.7% with 20,000 requests and 0.86% with 100,000 (75% of runs within 1%,
-# all within 3%; about 7 s per run on the shared 2-core machine). Sojourn
-# times are autocorrelated, so the error shrinks only as 1 / sqrt(n).
+# Enough requests for a root-mean-square relative error of the simulated mean
+# response time below 1% on the M/M/1 queue at 50% utilisation (lambda 1,
+# mu 2; processor sharing), chosen from ``python -m benchmarks.queueing_precision
+# --reps 24`` in benchmarks/results/queueing_precision.json. Sojourn times
+# are autocorrelated, so the error shrinks only as 1 / sqrt(n).
 DEFAULT_REQUESTS = 100_000
 
 
@@ -250,19 +249,19 @@ class SimulationResult:
     Parameters
     ----------
     response_times : mapping of str to ndarray
-        Per request class, the response time of every measured request
+        Per request class, the response time of every recorded request
         (seconds, in order of arrival, warm-up excluded).
     utilization : mapping of str to float
-        Per station, the busy fraction of one server over the measured
+        Per station, the busy fraction of one server over the recorded
         interval (0 to 1).
     cpu_percent : mapping of str to float
         Per station, busy time over elapsed time in percent, summed over
         servers (100 per fully busy server, as ``top`` and ``podman stats``
         count CPU).
     throughput : mapping of str to float
-        Per request class, measured requests per second.
+        Per request class, recorded requests per second.
     duration : float
-        Length of the measured interval in simulated seconds.
+        Length of the recorded interval in simulated seconds.
     warmup : int
         Requests discarded at the start (the network starts empty).
     seed : int
@@ -279,12 +278,12 @@ class SimulationResult:
 
     @property
     def n_requests(self) -> int:
-        """Number of measured requests over all classes."""
+        """Number of recorded requests over all classes."""
         return int(sum(v.size for v in self.response_times.values()))
 
     @property
     def mean_response_time(self) -> dict[str, float]:
-        """Per request class, the mean of the measured response times."""
+        """Per request class, the mean of the recorded response times."""
         return {c: float(v.mean()) for c, v in self.response_times.items()}
 
     def all_response_times(self) -> npt.NDArray[np.float64]:
@@ -413,9 +412,9 @@ class _Network:
         Parameters
         ----------
         n_requests : int
-            Requests measured, over all classes (default 100,000: a
+            Requests recorded, over all classes (default 100,000: a
             root-mean-square error of the mean response time below 1% at
-            50% utilisation, measured on M/M/1).
+            50% utilisation on M/M/1).
         warmup : int, optional
             Requests discarded first; default ``n_requests // 10``.
         rng : None, int or numpy.random.Generator

@@ -281,7 +281,7 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
         routing={c: ciw.routing.ProcessBased(route_of(c)) for c in net.classes},
     )
     # Requests finish out of order; the margin lets every request of the
-    # measured window complete before the run stops.
+    # recorded window complete before the run stops.
     margin = max(200, n // 50)
 
     def body() -> list[Any]:
