@@ -1,4 +1,4 @@
-"""System-level regression verdicts from component benchmarks, against load tests (Liao et al.).
+"""Liao et al.: system-level regression verdicts from component benchmarks, against load tests.
 
 The evaluation of Liao et al. (Section IV, Tables I and II) on the example
 shop of ``examples/shop`` (three services on 127.0.0.1):
@@ -390,6 +390,14 @@ def propagate_per_class(
     maps only those on that type's path (a component the local graph knows
     by name is never taken for a look-alike of another). A deviated
     component mapped on no request type's path is reported as unmapped.
+
+    With ``component_cpu=None`` this is the per-class branch of
+    :func:`perfstats.detect_system_regression` with ``baseline="model"``.
+    It stays here because the library's pipeline has no way to carry a
+    deviation per request type at the system's speed (:func:`calibrated`,
+    the default of this evaluation), nor to judge the pooled response times
+    only (``predict_regression(per_class=False)``, the paper's verdict), and
+    it takes the component measurements rather than their deviations.
     """
     factors: dict[str, dict[str, float]] = {}
     mapped: set[str] = set()
