@@ -885,7 +885,7 @@ def alone_demands(
     >>> run = {"spans": [], "busy_s": {"s": 30.0}, "completions": {"a": 5000},
     ...        "window_s": 100.0}
     >>> out = alone_demands({"s": {"a": 0.006}}, {"s": (1.2,)}, [run])
-    >>> round(out["s"]["a"], 6)  # 6 ms measured at a constant slowdown of 1.2
+    >>> round(out["s"]["a"], 6)  # 0.006 over a constant slowdown of 1.2
     0.005
     """
     observed = _observe(runs, "runs", need_spans=False)
