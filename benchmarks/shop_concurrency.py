@@ -1,15 +1,15 @@
 """CPU per component call against the requests in flight in the same service.
 
-The queueing model of ``benchmarks/system_regression.py`` takes a service's
-demand per request as fixed, whatever the load (as Liao et al.'s model
-does). This diagnostic measures how far the shop departs from that: open-loop
-load tests with spans (``--reps`` per version, interleaved), and for every
-leaf component call (a span with no children: CPU-bound work, no downstream
-call) its CPU time against
-the time-averaged number of leaf calls of the same service running
-meanwhile, itself included. Each component's CPU is divided by its median
-when it ran alone, so components of different size pool into one curve per
-service.
+Liao et al.'s queueing model takes a service's demand per request as fixed,
+whatever the load; so does ``benchmarks/reproduce_liao.py`` with
+``--slowdown none``. This diagnostic measures how far the shop departs from
+that: open-loop load tests with spans (``--reps`` per version,
+interleaved), and for every leaf component call (a span with no children:
+CPU-bound work, no downstream call) its CPU time against the time-averaged
+number of leaf calls of the same service running meanwhile, itself
+included (:func:`perfstats.system.calibration.relative_cpu_by_concurrency`).
+Each component's CPU is divided by its median when it ran alone, so
+components of different size pool into one curve per service.
 
 A CPython service runs one thread at a time and switches threads every
 switch interval (0.5 ms in the shop), so the calls in flight take turns on
@@ -38,10 +38,10 @@ from typing import Any
 
 from examples.shop.cluster import ORDER
 from examples.shop.injection import Injection
+from examples.shop.loadtest import LoadTestRun, run_load_test
+from perfstats.system.calibration import relative_cpu_by_concurrency
 
-from .shop_loadtest import LoadTestRun, run_load_test
-from .shop_model import pooled_spans, relative_cpu_by_concurrency
-from .system_regression import SCENARIOS, VERSIONS
+from .reproduce_liao import SCENARIOS, VERSIONS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 warmup=args.warmup, seed=args.seed + rep, keep_spans=True,
             ))  # fmt: skip
     for version in versions:
-        spans = pooled_spans(runs[version])
+        spans = [run.spans for run in runs[version]]
         curves = {svc: relative_cpu_by_concurrency(spans, svc) for svc in ORDER}
         cpu_runs = {svc: [r.cpu_percent[svc] for r in runs[version]] for svc in ORDER}
         out["runs"][version] = {"cpu_percent": cpu_runs, "curves": curves}

@@ -96,6 +96,8 @@ _EXPORTS: dict[str, str] = {
     "predict_regression": "system.prediction",
     "SystemRegression": "system.pipeline",
     "detect_system_regression": "system.pipeline",
+    "Calibration": "system.calibration",
+    "calibrate": "system.calibration",
     # regression gate
     "BenchmarkVerdict": "regression_gate.verdicts",
     "GateResult": "regression_gate.verdicts",
@@ -180,6 +182,7 @@ if TYPE_CHECKING:
     from .rules.decision import Decision
     from .rules.monitor import Monitor
     from .system import queueing
+    from .system.calibration import Calibration, calibrate
     from .system.callgraph import CallGraph
     from .system.deviation import LocalDeviation, local_deviation
     from .system.pipeline import SystemRegression, detect_system_regression
@@ -205,6 +208,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "BenchmarkVerdict",
     "BlockLength",
+    "Calibration",
     "CallGraph",
     "ChangeAgreement",
     "ChangePoint",
@@ -235,6 +239,7 @@ __all__ = [
     "acf",
     "benjamini_hochberg",
     "bootstrap_distribution",
+    "calibrate",
     "change_agreement",
     "change_points",
     "characterization",

@@ -23,6 +23,9 @@ injected by configuration (environment variable ``SHOP_REGRESSION``, e.g.
 services: L1 ``pricing.compute_price``, L2 ``catalogue.filter_items``, L3
 ``gateway.check_session``. :mod:`examples.shop.component_tests` is each
 service's component test suite, the local benchmark that ``cProfile``
-profiles; :mod:`examples.shop.cluster` starts and stops the services and
-:mod:`examples.shop.loadgen` drives them with an open-loop load.
+profiles; :mod:`examples.shop.component_benchmark` runs those suites on two versions
+(paired runs, and a ``cProfile`` profile); :mod:`examples.shop.cluster`
+starts and stops the services, :mod:`examples.shop.loadgen` drives them
+with an open-loop load and :mod:`examples.shop.loadtest` runs one load test
+of a version and returns what it measured.
 """

@@ -42,6 +42,7 @@ Examples
 from __future__ import annotations
 
 from . import queueing
+from .calibration import Calibration, calibrate
 from .callgraph import CallGraph
 from .deviation import LocalDeviation, local_deviation
 from .pipeline import SystemRegression, detect_system_regression
@@ -49,11 +50,13 @@ from .prediction import RegressionPrediction, predict_regression
 from .propagation import Propagation, propagate
 
 __all__ = [
+    "Calibration",
     "CallGraph",
     "LocalDeviation",
     "Propagation",
     "RegressionPrediction",
     "SystemRegression",
+    "calibrate",
     "detect_system_regression",
     "local_deviation",
     "predict_regression",

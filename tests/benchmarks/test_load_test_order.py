@@ -1,4 +1,4 @@
-"""The order of the oracle's load tests (benchmarks/system_regression.py)."""
+"""The order of the oracle's load tests (benchmarks/reproduce_liao.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.system_regression import (
+from benchmarks.reproduce_liao import (
     SCENARIOS,
     VERSIONS,
     load_tests_in,

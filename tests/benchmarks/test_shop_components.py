@@ -1,4 +1,4 @@
-"""The shop's component benchmark (benchmarks/shop_components.py): paired runs of two versions."""
+"""The shop's component benchmark (examples/shop/component_benchmark.py): paired runs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pstats
 import numpy as np
 import pytest
 
-from benchmarks.shop_components import ComponentRun, relative_changes, run_components
 from examples.shop import injection
+from examples.shop.component_benchmark import ComponentRun, relative_changes, run_components
 from examples.shop.injection import Injection
 
 

@@ -1,14 +1,15 @@
-"""The shop model's service-time variability from spans (benchmarks/shop_model.py)."""
+"""Service-time variability and CPU per call from spans (perfstats.system.calibration)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from benchmarks.shop_model import MIN_ALONE_VISITS, estimate_scv
+from perfstats.system.calibration import MIN_ALONE_VISITS, service_scv
+
+STATIONS = ["gateway", "catalogue", "pricing"]
 
 
 def _trace(i: int, kind: str, start: float, pricing_own: float) -> list[dict[str, Any]]:
@@ -21,7 +22,8 @@ def _trace(i: int, kind: str, start: float, pricing_own: float) -> list[dict[str
          "service": "pricing", "start": start + 0.001, "end": start + 0.001 + pricing_own},
         # nested inside the same service: part of the same visit, not another one
         {"id": inner, "parent_id": quote, "trace_id": f"t{i}", "name": "compute_price",
-         "service": "pricing", "start": start + 0.0015, "end": start + 0.0005 + pricing_own},
+         "service": "pricing", "start": start + 0.001 + 0.25 * pricing_own,
+         "end": start + 0.001 + 0.75 * pricing_own},
     ]
 
 
@@ -37,7 +39,7 @@ def test_scv_from_visits_alone_in_their_service() -> None:
         t = 500.0 + j
         spans += _trace(1000 + 2 * j, "checkout", start=t, pricing_own=0.04)
         spans += _trace(1001 + 2 * j, "checkout", start=t + 0.01, pricing_own=0.04)
-    scv = estimate_scv([SimpleNamespace(spans=spans)])  # type: ignore[list-item]
+    scv = service_scv([spans], STATIONS)
     expected = float(own.var(ddof=1) / own.mean() ** 2)
     assert scv["pricing"] == pytest.approx(expected, rel=1e-9)
     # the gateway's own time is 4 ms plus half of pricing's
@@ -51,14 +53,14 @@ def test_too_few_alone_visits_keep_the_exponential() -> None:
     spans: list[dict[str, Any]] = []
     for i in range(MIN_ALONE_VISITS - 1):
         spans += _trace(i, "checkout", start=float(i), pricing_own=0.002 + 0.0001 * i)
-    scv = estimate_scv([SimpleNamespace(spans=spans)])  # type: ignore[list-item]
+    scv = service_scv(spans, STATIONS)
     assert scv["pricing"] == 1.0
 
 
 def test_component_cpu_per_request_type_and_calibrated_mds() -> None:
-    from benchmarks.shop_model import component_cpu
-    from benchmarks.system_regression import calibrated
+    from benchmarks.reproduce_liao import calibrated
     from perfstats import local_deviation
+    from perfstats.system.calibration import component_cpu
 
     spans = _trace(0, "checkout", start=0.0, pricing_own=0.002)
     spans += _trace(1, "product", start=1.0, pricing_own=0.002)

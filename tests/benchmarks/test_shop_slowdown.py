@@ -1,4 +1,4 @@
-"""A service's slowdown with the calls in flight (benchmarks/shop_model.py)."""
+"""A service's slowdown with the calls in flight (perfstats.system.calibration)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.shop_loadtest import LoadTestRun
-from benchmarks.shop_model import (
+from examples.shop.loadtest import LoadTestRun
+from perfstats.system.calibration import (
     MAX_BIN,
     MIN_BIN_CALLS,
+    Calibration,
     alone_demands,
     relative_cpu_by_concurrency,
     slowdown_table,
+    slowdown_tables,
 )
 from perfstats.system.queueing import OpenNetwork, Station
 
@@ -119,7 +121,7 @@ def test_a_constant_slowdown_divides_the_demands(load: float, g: float) -> None:
 
 
 def test_calibration_drives_the_busiest_station_with_its_own_request_type() -> None:
-    from benchmarks.system_regression import Model, calibration_workload
+    from benchmarks.reproduce_liao import Model, calibration_workload
 
     # Fixed mix 50 % browse, 30 % product, 20 % checkout at 50/s: pricing is busiest
     # (0.3 * 50 * 4 ms + 0.2 * 50 * 10 ms = 16 %); checkout spends 10 / 12 of its
@@ -129,7 +131,10 @@ def test_calibration_drives_the_busiest_station_with_its_own_request_type() -> N
         "catalogue": {"product": 0.003, "browse": 0.003},
         "gateway": {"browse": 0.002, "product": 0.003, "checkout": 0.002},
     }
-    model = Model({}, demands, {s: 1.0 for s in demands}, {}, 0.0)
+    cal = Calibration(stations=tuple(demands), demands=demands, scv=dict.fromkeys(demands, 1.0),
+                      slowdown=dict.fromkeys(demands), component_cpu={}, utilisation={},
+                      throughput={})  # fmt: skip
+    model = Model({}, cal, 0.0)
     w = calibration_workload(model, 0.8)
     assert dict(w.mix) == {"checkout": 1.0}
     assert w.rate == pytest.approx(80.0)
@@ -205,7 +210,7 @@ def test_calibration_demands_move_to_the_speed_of_the_model_load_tests() -> None
 def test_calibration_adds_load_tests_until_the_busiest_station_has_a_second_bin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from benchmarks import system_regression as sr
+    from benchmarks import reproduce_liao as sr
 
     seeds: list[int] = []
 
@@ -228,10 +233,10 @@ def test_calibration_adds_load_tests_until_the_busiest_station_has_a_second_bin(
     kw: dict[str, Any] = {"duration": 1.0, "warmup": 0.0, "seed": 5}
     runs = sr.run_calibration(None, reps=1, station="pricing", **kw)  # type: ignore[arg-type]
     assert len(runs) == 2 and len(set(seeds)) == 2
-    assert sr.estimate_slowdown(runs)["pricing"] == (1.0, 1.2)
+    assert slowdown_tables([r.spans for r in runs], ["pricing"])["pricing"] == (1.0, 1.2)
     # Without a station, or at the cap, the count of tests is fixed.
     assert len(sr.run_calibration(None, reps=1, **kw)) == 1  # type: ignore[arg-type]
     one = sr.run_calibration(None, reps=1, station="pricing", max_reps=1, **kw)  # type: ignore[arg-type]
-    assert len(one) == 1 and sr.estimate_slowdown(one)["pricing"] is None
+    assert len(one) == 1 and slowdown_tables([r.spans for r in one], ["pricing"])["pricing"] is None
     with pytest.raises(ValueError, match="reps"):
         sr.run_calibration(None, reps=0, station="pricing", **kw)  # type: ignore[arg-type]

@@ -1,6 +1,6 @@
 """End to end on the real example shop: services up, a short load, one regression.
 
-The full evaluation is ``python -m benchmarks.system_regression``; this runs
+The full evaluation is ``python -m benchmarks.reproduce_liao``; this runs
 its pipeline once, briefly: three service processes on 127.0.0.1, an
 open-loop load of the original version (fixed workload, for the model) and of
 the original and two injected versions (checkout-heavy workload), the model
@@ -13,12 +13,12 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from benchmarks import system_regression as sr
-from benchmarks.shop_loadtest import run_load_test
-from benchmarks.shop_model import estimate_demands
+from benchmarks import reproduce_liao as sr
 from examples.shop.cluster import ORDER, Shop
 from examples.shop.injection import Injection
 from examples.shop.loadgen import Workload
+from examples.shop.loadtest import run_load_test
+from perfstats.system.calibration import utilisation_demands
 
 pytestmark = pytest.mark.service
 
@@ -87,7 +87,7 @@ def test_load_test_measures_spans_cpu_and_stops_the_services() -> None:
     ids = {s["id"] for s in run.spans}
     assert all(s["parent_id"] in ids for s in run.spans if s["parent_id"] is not None)
     # Utilisation law: the demands times the completions give back the busy time.
-    demands = estimate_demands([run])
+    demands = utilisation_demands([run], stations=ORDER)
     for service in ORDER:
         total = sum(run.completions[k] * d for k, d in demands[service].items())
         assert total == pytest.approx(run.busy_s[service], rel=1e-9)

@@ -188,6 +188,7 @@ ADAPTERS: dict[str, list[Callable[[Any], Any]]] = {
 
 # Public functions that take no measurements, or only model objects built elsewhere.
 NOT_DATA = {
+    "calibrate": "load tests (spans, busy times, completions), checked by its own tests",
     "faas_prices": "a price table, checked by its own tests",
     "predict_regression": "a queueing model object, not data",
     "detect_system_regression": "call graphs and a queueing model",

@@ -1,4 +1,4 @@
-"""System-level regression verdicts from component benchmarks, against load tests (Liao et al.).
+"""Liao et al.: system-level regression verdicts from component benchmarks, against load tests.
 
 The evaluation of Liao et al. (Section IV, Tables I and II) on the example
 shop of ``examples/shop`` (three services on 127.0.0.1):
@@ -22,7 +22,7 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
 * **Model.** Built once from the load tests of the original version under
   the fixed workload (paper IV-E): the system call graph from the services'
   spans, the queueing network's demands by the utilisation law
-  (``benchmarks/shop_model.py``). The variants reuse it with their own
+  (:func:`perfstats.calibrate`). The variants reuse it with their own
   arrival rates.
 * **Slowdown under load (beyond the paper).** A CPython service spends more
   CPU per call the more calls it serves at once (its threads take turns
@@ -58,9 +58,9 @@ rate), ``variant2`` (another request mix), ``variant3`` (both).
 
 Usage::
 
-    python -m benchmarks.system_regression --scenario all \
+    python -m benchmarks.reproduce_liao --scenario all \
         --json benchmarks/results/system_regression.json
-    python -m benchmarks.system_regression --scenario fixed --versions L1-High,L3-Low \
+    python -m benchmarks.reproduce_liao --scenario fixed --versions L1-High,L3-Low \
         --duration 5 --reps 1
 
 References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
@@ -77,7 +77,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,21 +86,13 @@ from tqdm import tqdm
 
 import perfstats
 from examples.shop.cluster import ORDER
+from examples.shop.component_benchmark import relative_changes, run_components
+from examples.shop.component_tests import SUITES
 from examples.shop.injection import INTENSITIES, LOCATIONS, Injection
 from examples.shop.loadgen import Workload
+from examples.shop.loadtest import LoadTestRun, run_load_test
 from examples.shop.server import switch_interval
-
-from .shop_components import relative_changes, run_components
-from .shop_loadtest import LoadTestRun, run_load_test
-from .shop_model import (
-    alone_demands,
-    component_cpu,
-    estimate_demands,
-    estimate_scv,
-    estimate_slowdown,
-    local_graph,
-    system_graphs,
-)
+from perfstats.system.calibration import Calibration, calibrate, slowdown_tables
 
 FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
 OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
@@ -133,28 +125,64 @@ CALIBRATION_MAX_REPS = 8
 
 @dataclass(frozen=True)
 class Model:
-    """The architectural model recovered from the original version's load tests."""
+    """The architectural model recovered from the original version's load tests.
+
+    ``calibration`` holds the queueing model's parameters
+    (:func:`perfstats.calibrate`); ``system_graphs`` the call graph of each
+    request type.
+    """
 
     system_graphs: dict[str, Any]
-    demands: dict[str, dict[str, float]]
-    scv: dict[str, float]
-    component_cpu: dict[str, dict[str, float]]
+    calibration: Calibration
     wall_s: float
-    slowdown: dict[str, tuple[float, ...] | None] | None = None
+    service_times: str = "measured"
+    #: Whether the stations are load-dependent (a calibration load test was used).
+    load_dependent: bool = field(default=False)
+
+    @property
+    def demands(self) -> dict[str, dict[str, float]]:
+        return {s: dict(d) for s, d in self.calibration.demands.items()}
+
+    @property
+    def scv(self) -> dict[str, float]:
+        return dict(self.calibration.scv)
+
+    @property
+    def component_cpu(self) -> dict[str, dict[str, float]]:
+        return {k: dict(v) for k, v in self.calibration.component_cpu.items()}
+
+    @property
+    def slowdown(self) -> dict[str, tuple[float, ...] | None] | None:
+        return dict(self.calibration.slowdown) if self.load_dependent else None
 
     def network(self, workload: Workload) -> Any:
-        rates = workload.arrival_rates()
-        stations = [
-            perfstats.system.queueing.Station(
-                name,
-                servers=1,
-                demands={k: d for k, d in self.demands[name].items() if rates.get(k, 0.0) > 0},
-                scv=self.scv[name],
-                slowdown=None if self.slowdown is None else self.slowdown.get(name),
-            )
-            for name in ORDER
-        ]
-        return perfstats.system.queueing.OpenNetwork(stations, arrival_rates=rates)
+        return self.calibration.network(workload.arrival_rates())
+
+
+def system_graphs(spans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Request type -> its system call graph (:meth:`perfstats.CallGraph.from_spans`).
+
+    Span times are wall-clock and leave out the CPU a service spends outside
+    any span (its HTTP stack), so they are not the model's demands: the
+    propagation divides each change by the model's demand instead
+    (``perfstats.propagate(..., demand_before=...)``).
+    """
+    kinds = sorted({str(s["name"]) for s in spans if s["parent_id"] is None})
+    return {kind: perfstats.CallGraph.from_spans(spans, root=kind) for kind in kinds}
+
+
+def local_graph(profile: Any) -> Any:
+    """The call graph of the shop's component tests (one node per shop component)."""
+    service_of = {name: service for service, suite in SUITES.items() for name in suite}
+    modules = {f"{service}.py" for service in SUITES}
+
+    def name(func: tuple[str, int, str]) -> str | None:
+        filename, _, funcname = func
+        if funcname in service_of and filename.rsplit("/", 1)[-1] in modules:
+            return funcname
+        return None
+
+    return perfstats.CallGraph.from_pstats(profile, subsystem=service_of, name=name)
 
 
 def busiest_station(model: Model) -> str:
@@ -196,7 +224,7 @@ def run_calibration(
 
     ``reps`` tests, then, given a ``station``, more (``max_reps`` in all at
     most) until that station's slowdown table has a second bin of
-    :data:`~benchmarks.shop_model.MIN_BIN_CALLS` calls. Short tests (as in
+    :data:`perfstats.system.calibration.MIN_BIN_CALLS` calls. Short tests (as in
     CI) may see too few calls with two requests in flight, and the station
     would then be modelled as load-independent by chance; the first
     ``reps`` tests, and so a long evaluation's numbers, are the same either way.
@@ -207,7 +235,7 @@ def run_calibration(
     while len(runs) < reps or (
         station is not None
         and len(runs) < max_reps
-        and estimate_slowdown(runs).get(station) is None
+        and slowdown_tables([r.spans for r in runs], [station])[station] is None
     ):
         runs.append(run_load_test(Injection(), workload, duration=duration, warmup=warmup,
                                   seed=seed + 7919 * (len(runs) + 1), keep_spans=True))  # fmt: skip
@@ -217,21 +245,16 @@ def run_calibration(
 def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured") -> Model:
     """Demands by the utilisation law, per request type a system graph, per service the scv.
 
+    The queueing model's parameters are :func:`perfstats.calibrate`'s; one
+    single-server station per service (a CPython process runs its CPU-bound
+    work one thread at a time), one request class per request type.
     ``service_times="exponential"`` gives every station exponential service
     times (scv 1) instead of the variability measured from the spans.
     """
-    if service_times not in ("measured", "exponential"):
-        raise ValueError(
-            f"service_times must be 'measured' or 'exponential', got {service_times!r}"
-        )
     t0 = time.perf_counter()
-    demands = estimate_demands(runs)
+    calibration = calibrate(runs, stations=ORDER, service_times=service_times)
     graphs = system_graphs([s for run in runs for s in run.spans])
-    scv = (
-        estimate_scv(runs) if service_times == "measured" else {name: 1.0 for name in demands}
-    )
-    cpu = component_cpu([s for run in runs for s in run.spans])
-    return Model(graphs, demands, scv, cpu, time.perf_counter() - t0)
+    return Model(graphs, calibration, time.perf_counter() - t0, service_times)
 
 
 def with_calibration(
@@ -242,13 +265,12 @@ def with_calibration(
     ``calibration``: load tests of the original version at a higher load
     (:func:`run_calibration`); each service's slowdown with the calls in
     flight comes from them, and the demands become those of a request
-    served alone (``benchmarks/shop_model.py``).
+    served alone (:func:`perfstats.calibrate` with a calibration).
     """
     t0 = time.perf_counter()
-    slowdown = estimate_slowdown(calibration)
-    demands = alone_demands(model.demands, slowdown, runs, calibration)
+    cal = calibrate(runs, calibration, stations=ORDER, service_times=model.service_times)
     return replace(
-        model, demands=demands, slowdown=slowdown,
+        model, calibration=cal, load_dependent=True,
         wall_s=model.wall_s + time.perf_counter() - t0,
     )  # fmt: skip
 
@@ -333,7 +355,7 @@ def calibrated(
     system's spans (for this request type: a quote prices three items in a
     checkout and one in a product page) is the change the services see.
     The relative change is ``relative[name]`` where given (the paired
-    estimate of :func:`benchmarks.shop_components.relative_changes`), else
+    estimate of :func:`examples.shop.component_benchmark.relative_changes`), else
     ``md / mean_before``. Components the spans do not know keep their local
     MD.
     """
@@ -368,6 +390,14 @@ def propagate_per_class(
     maps only those on that type's path (a component the local graph knows
     by name is never taken for a look-alike of another). A deviated
     component mapped on no request type's path is reported as unmapped.
+
+    With ``component_cpu=None`` this is the per-class branch of
+    :func:`perfstats.detect_system_regression` with ``baseline="model"``.
+    It stays here because the library's pipeline has no way to carry a
+    deviation per request type at the system's speed (:func:`calibrated`,
+    the default of this evaluation), nor to judge the pooled response times
+    only (``predict_regression(per_class=False)``, the paper's verdict), and
+    it takes the component measurements rather than their deviations.
     """
     factors: dict[str, dict[str, float]] = {}
     mapped: set[str] = set()
