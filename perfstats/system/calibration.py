@@ -1,4 +1,4 @@
-"""An architectural model's parameters, calibrated from measured load tests.
+"""An architectural model's parameters, calibrated from load tests.
 
 Liao et al. (Section IV-E) build their queueing model from a load test of
 the original version: one station per service, one request class per
@@ -9,7 +9,7 @@ does that calibration from what a load test records:
   ``name``, ``service``, ``start``, ``end`` in seconds, and optionally
   ``cpu``, the thread CPU seconds of the span), a root span (no parent)
   naming the request type;
-* per service its **busy time** (CPU seconds over the measured window),
+* per service its **busy time** (CPU seconds over the window observed),
   per request type its **completions**, and the **window** in seconds.
 
 From them:
@@ -27,7 +27,7 @@ From them:
   whose threads take turns on a core spends more CPU per call the more
   calls it serves at once. The demands then become those of a request
   served alone (:func:`alone_demands`), so that the load-dependent model
-  keeps the measured utilisation.
+  keeps the observed utilisation.
 
 :func:`calibrate` runs all of it and returns a :class:`Calibration`, which
 builds the :class:`~perfstats.system.queueing.OpenNetwork`. Everything here
@@ -95,20 +95,20 @@ Table = tuple[float, ...]
 
 
 class LoadTest(Protocol):
-    """What one load test measured, as :func:`calibrate` reads it.
+    """What one load test recorded, as :func:`calibrate` reads it.
 
     Any object with these attributes, or a mapping with these keys.
 
     Attributes
     ----------
     spans : sequence of mapping
-        The spans of the requests measured (see the module docstring).
+        The spans of the requests recorded (see the module docstring).
     busy_s : mapping of str to float
         Per service, CPU seconds spent over the window.
     completions : mapping of str to int
         Per request type, the requests completed in the window.
     window_s : float
-        Length of the measured window in seconds.
+        Length of the window observed in seconds.
     """
 
     @property
@@ -690,7 +690,7 @@ def speed_ratio(
     enter), in requests of ``kinds``: summed over the components both sets
     have at least :data:`MIN_SPEED_CALLS` such calls of. Below 1 when the
     machine was slower during the reference. A machine's speed drifts over
-    minutes; a demand measured in the reference is at its speed.
+    minutes; a demand taken in the reference is at its speed.
 
     Parameters
     ----------
@@ -824,7 +824,7 @@ def _alone_demands(
             rest = {k: d for k, d in own.items() if fixed_rates.get(k, 0.0) > 0}
             scale = _fit_scale(svc, kept, rest, fixed_rates, table, target)
         if scale is None:
-            raise ValueError(f"no demands of service {svc!r} give its measured utilisation")
+            raise ValueError(f"no demands of service {svc!r} give its observed utilisation")
         out[svc] = {**own, **kept, **{k: d * scale for k, d in rest.items()}}
     for note in notes:
         logger.warning("%s", note)
@@ -839,22 +839,22 @@ def alone_demands(
 ) -> dict[str, dict[str, float]]:
     """The demands of a request served alone, from the model's load tests and a calibration.
 
-    The utilisation law gave demands whose offered load equals the measured
+    The utilisation law gave demands whose offered load equals the observed
     utilisation of ``runs``; a load-dependent station with them would be
-    busier than measured, by its slowdown at the load tests' own
+    busier than observed, by its slowdown at the load tests' own
     concurrency. Per station:
 
     * request types the ``calibration`` load tests ran there take the
-      demand that gives the station its measured utilisation in those
+      demand that gives the station its observed utilisation in those
       tests (the utilisation law of a test of one type is exact, where
       splitting a mixed test's busy time by span time is not), moved to
       the speed the machine ran ``runs`` at (:func:`speed_ratio`; 1 when
       no component qualifies, logged);
     * the other types keep their split of ``runs`` and share one factor that
-      gives the station its measured utilisation in ``runs``.
+      gives the station its observed utilisation in ``runs``.
 
     Utilisations are the single-server station's analytic ones with its
-    slowdown, at the measured completions per second. Without calibration
+    slowdown, at the observed completions per second. Without calibration
     types at a station, all its types share the one factor; a
     load-independent station the calibration did not reach keeps its demands.
 
@@ -878,7 +878,7 @@ def alone_demands(
     ------
     ValueError
         For malformed load tests, and when no demands give a station its
-        measured utilisation (it would saturate first).
+        observed utilisation (it would saturate first).
 
     Examples
     --------
@@ -927,7 +927,7 @@ class Calibration:
         ``{request_type: {component: seconds}}``: mean CPU time of a call in
         the load tests' spans (:func:`component_cpu`).
     utilisation : mapping of str to float
-        Per station, the busy share measured over the load tests.
+        Per station, the busy share observed over the load tests.
     throughput : mapping of str to float
         Per request type, completions per second over the load tests.
     notes : tuple of str
@@ -966,7 +966,7 @@ class Calibration:
         ----------
         name : str
         arrival_rates : mapping of str to float, optional
-            Requests per second per class (default: the measured throughput);
+            Requests per second per class (default: the observed throughput);
             classes without arrivals are left out.
 
         Returns
@@ -999,8 +999,8 @@ class Calibration:
         Parameters
         ----------
         arrival_rates : mapping of str to float, optional
-            Requests per second per class (default: the measured throughput,
-            at which the model's utilisations are the measured ones).
+            Requests per second per class (default: the observed throughput,
+            at which the model's utilisations are the observed ones).
 
         Returns
         -------
@@ -1049,8 +1049,8 @@ def calibrate(
     stations : sequence of str, optional
         The services to model, in order (default: every service of
         ``busy_s``, in order of appearance).
-    service_times : {"measured", "exponential"}
-        The stations' variability: measured from the spans, or the
+    service_times : {``"measured"``, ``"exponential"``}
+        The stations' variability: estimated from the spans, or the
         exponential's (scv 1) everywhere.
 
     Returns
@@ -1061,7 +1061,7 @@ def calibrate(
     ------
     ValueError
         For malformed load tests (naming the test and the field), a station
-        without span time, and a station no demands give its measured
+        without span time, and a station no demands give its observed
         utilisation.
 
     See Also
@@ -1070,7 +1070,8 @@ def calibrate(
 
     References
     ----------
-    Liao et al., ICSE 2025, Section IV-E; see the module docstring.
+    L. Liao et al., "Early Detection of Performance Regressions by Bridging Local
+    Performance Data and Architectural Models", ICSE 2025, Section IV-E.
 
     Examples
     --------
