@@ -93,6 +93,7 @@ from examples.shop.loadgen import Workload
 from examples.shop.loadtest import LoadTestRun, run_load_test
 from examples.shop.server import switch_interval
 from perfstats.system.calibration import Calibration, calibrate, slowdown_tables
+from perfstats.system.propagation import propagate_per_class
 
 FIXED_MIX = {"browse": 0.5, "product": 0.3, "checkout": 0.2}
 OTHER_MIX = {"browse": 0.2, "product": 0.3, "checkout": 0.5}
@@ -371,7 +372,7 @@ def calibrated(
     return out
 
 
-def propagate_per_class(
+def demand_factors_per_class(
     deviations: dict[str, Any],
     local: Any,
     graphs: dict[str, Any],
@@ -385,36 +386,22 @@ def propagate_per_class(
     (``demands[service][request_type]``, CPU by the utilisation law), not to
     its span time, which is wall-clock and leaves out the HTTP stack: a
     component's change then adds to the demand what it adds to the CPU time.
-
-    Each request type's graph gets every deviation; ``perfstats.propagate``
-    maps only those on that type's path (a component the local graph knows
-    by name is never taken for a look-alike of another). A deviated
-    component mapped on no request type's path is reported as unmapped.
-
-    With ``component_cpu=None`` this is the per-class branch of
-    :func:`perfstats.detect_system_regression` with ``baseline="model"``.
-    It stays here because the library's pipeline has no way to carry a
-    deviation per request type at the system's speed (:func:`calibrated`,
-    the default of this evaluation), nor to judge the pooled response times
-    only (``predict_regression(per_class=False)``, the paper's verdict), and
-    it takes the component measurements rather than their deviations.
+    Each request type gets the deviations carried at the system's speed for
+    that type (:func:`calibrated`); the library's
+    :func:`perfstats.system.propagation.propagate_per_class` maps and
+    propagates them per request type, as
+    :func:`perfstats.detect_system_regression` does with ``baseline="model"``.
     """
-    factors: dict[str, dict[str, float]] = {}
-    mapped: set[str] = set()
-    why: dict[str, str] = {}
-    for kind, graph in graphs.items():
-        base = {svc: d[kind] for svc, d in demands.items() if kind in d}
-        carried = calibrated(
+    carried = {
+        kind: calibrated(
             deviations, None if component_cpu is None else component_cpu.get(kind), relative
         )
-        prop = perfstats.propagate(carried, local, graph, demand_before=base)
-        mapped.update(prop.mapping)
-        for c, reason in prop.unmapped.items():
-            why.setdefault(c, reason)
-        if prop.demand_factors:
-            factors[kind] = {s: float(f) for s, f in prop.demand_factors.items()}
-    unmapped = {c: r for c, r in why.items() if c not in mapped}
-    return factors, unmapped
+        for kind in graphs
+    }
+    base = {kind: {svc: d[kind] for svc, d in demands.items() if kind in d} for kind in graphs}
+    result = propagate_per_class(carried, local, graphs, demand_before=base)
+    factors = {kind: dict(f) for kind, f in result.demand_factors.items()}
+    return factors, dict(result.unmapped)
 
 
 def predict(
@@ -443,7 +430,7 @@ def predict(
     }
     relative = relative_changes(before, after, [c for c, d in deviations.items() if d.deviated])
     network = model.network(workload)
-    factors, unmapped = propagate_per_class(
+    factors, unmapped = demand_factors_per_class(
         deviations, local_graph(before.profile), model.system_graphs, model.demands,
         model.component_cpu if calibrate else None, relative,
     )

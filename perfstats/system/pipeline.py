@@ -10,7 +10,7 @@ from typing import Any
 from .callgraph import CallGraph
 from .deviation import LocalDeviation, local_deviation
 from .prediction import DEFAULT_PREDICTION_REQUESTS, RegressionPrediction, predict_regression
-from .propagation import Propagation, propagate
+from .propagation import Propagation, propagate, propagate_per_class
 from .queueing import ClosedNetwork, OpenNetwork
 
 __all__ = ["SystemRegression", "detect_system_regression"]
@@ -212,23 +212,23 @@ def detect_system_regression(
                 f"system_graph names request class(es) {unknown} the model does not have "
                 f"(classes: {list(model.classes)})"
             )
-        per_class = {
-            c: propagate(
-                deviations,
-                local_graph,
-                g,
-                demand_before=(
-                    {s.name: s.demands[c] for s in model.stations if c in s.demands}
-                    if baseline == "model"
-                    else None
-                ),
-            )
-            for c, g in system_graph.items()
-        }
-        for p in per_class.values():
+        per_class = propagate_per_class(
+            deviations,
+            local_graph,
+            system_graph,
+            demand_before=(
+                {
+                    c: {s.name: s.demands[c] for s in model.stations if c in s.demands}
+                    for c in system_graph
+                }
+                if baseline == "model"
+                else None
+            ),
+        )
+        for p in per_class.by_class.values():
             _stations_exist(p.demand_factors, model)
-        propagation = MappingProxyType(per_class)
-        factors = {c: dict(p.demand_factors) for c, p in per_class.items()}
+        propagation = per_class.by_class
+        factors = {c: dict(p.demand_factors) for c, p in per_class.by_class.items()}
     else:
         raise ValueError(
             f"system_graph must be a CallGraph or a mapping {{request_class: CallGraph}}, "

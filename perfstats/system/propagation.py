@@ -22,7 +22,7 @@ from .._units import to_seconds
 from .callgraph import CallGraph
 from .deviation import LocalDeviation
 
-__all__ = ["Propagation", "propagate"]
+__all__ = ["ClassPropagation", "Propagation", "propagate", "propagate_per_class"]
 
 # Largest common subgraphs looked at to decide whether a component's image
 # is unique; beyond this many equally large matches it is called ambiguous.
@@ -283,3 +283,144 @@ def propagate(
         before[sub], after[sub] = base, base + delta
         factors[sub] = (base + delta) / base
     return Propagation(mapping, unmapped, carried, before, after, factors)
+
+
+@dataclass(frozen=True)
+class ClassPropagation:
+    """Local deviations carried to one system graph per request class.
+
+    Parameters
+    ----------
+    by_class : mapping of str to Propagation
+        Per request class, the propagation onto that class's graph.
+    demand_factors : mapping of str to mapping of str to float
+        Per request class, per changed subsystem, its demand factor (only
+        classes with a changed subsystem).
+    unmapped : mapping of str to str
+        Deviated components that no class's graph holds, with why. A
+        component on one class's path and not on another's is mapped, not
+        lost.
+    """
+
+    by_class: Mapping[str, Propagation]
+    demand_factors: Mapping[str, Mapping[str, float]]
+    unmapped: Mapping[str, str]
+
+
+def _per_class_iv(
+    deviations: Mapping[str, Any],
+    system_graphs: Mapping[str, CallGraph],
+    demand_before: Mapping[str, Mapping[str, float]] | None,
+) -> tuple[dict[str, Mapping[str, Any]], dict[str, Mapping[str, float] | None]]:
+    if not isinstance(system_graphs, Mapping) or not system_graphs:
+        raise ValueError(
+            f"system_graphs must be a non-empty mapping {{request_class: CallGraph}}, "
+            f"got {system_graphs!r}"
+        )
+    if not isinstance(deviations, Mapping):
+        raise ValueError(
+            f"deviations must be a mapping {{component: LocalDeviation}} or "
+            f"{{request_class: {{component: LocalDeviation}}}}, got {deviations!r}"
+        )
+    per_class_input = bool(deviations) and all(isinstance(v, Mapping) for v in deviations.values())
+    if per_class_input:
+        missing = [c for c in system_graphs if c not in deviations]
+        if missing:
+            raise ValueError(f"deviations has no entry for request class(es) {missing}")
+        by_class = {c: deviations[c] for c in system_graphs}
+    else:
+        by_class = dict.fromkeys(system_graphs, deviations)
+    if demand_before is None:
+        bases: dict[str, Mapping[str, float] | None] = dict.fromkeys(system_graphs)
+    elif isinstance(demand_before, Mapping):
+        bases = {c: demand_before.get(c) for c in system_graphs}
+    else:
+        raise ValueError(
+            f"demand_before must be None or a mapping {{request_class: {{subsystem: demand}}}}, "
+            f"got {demand_before!r}"
+        )
+    return by_class, bases
+
+
+def propagate_per_class(
+    deviations: Mapping[str, Any],
+    local_graph: CallGraph,
+    system_graphs: Mapping[str, CallGraph],
+    *,
+    demand_before: Mapping[str, Mapping[str, float]] | None = None,
+) -> ClassPropagation:
+    """Propagate local deviations onto one system graph per request class.
+
+    Each request class's graph gets the deviations; :func:`propagate` maps
+    only those on that class's path, so a change on one class's path does
+    not slow the others.
+
+    Parameters
+    ----------
+    deviations : mapping
+        Per local component its :func:`local_deviation` (or MD in seconds),
+        the same for every class; or per request class such a mapping, when
+        a component's change differs by class (e.g. carried at each class's
+        own speed).
+    local_graph : CallGraph
+        Call graph of the component tests.
+    system_graphs : mapping of str to CallGraph
+        Per request class, the system's call graph of one request.
+    demand_before : mapping of str to mapping of str to float, optional
+        Per request class, per subsystem, the demand a change is relative
+        to (e.g. the model's service demands); by default each subsystem's
+        time in that class's graph.
+
+    Returns
+    -------
+    ClassPropagation
+
+    Raises
+    ------
+    ValueError
+        For inputs of the wrong shape, a request class with no deviations,
+        and everything :func:`propagate` refuses.
+
+    References
+    ----------
+    L. Liao et al., "Early Detection of Performance Regressions by Bridging Local
+    Performance Data and Architectural Models", ICSE 2025, Section III-C.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from perfstats import CallGraph
+    >>> from perfstats.system.propagation import propagate_per_class
+    >>> def graph(*nodes):
+    ...     g = nx.DiGraph()
+    ...     for name, sub in nodes:
+    ...         g.add_node(name, subsystem=sub, calls=1, inclusive=0.1)
+    ...     return CallGraph(g)
+    >>> local = graph(("cat.search", "catalogue"), ("pay.charge", "payments"))
+    >>> graphs = {"browse": graph(("cat.search", "catalogue")),
+    ...           "buy": graph(("pay.charge", "payments"))}
+    >>> res = propagate_per_class({"cat.search": 0.05}, local, graphs)
+    >>> {c: {s: round(f, 6) for s, f in fs.items()} for c, fs in res.demand_factors.items()}
+    {'browse': {'catalogue': 1.5}}
+    """
+    by_class, bases = _per_class_iv(deviations, system_graphs, demand_before)
+    propagations = {
+        c: propagate(by_class[c], local_graph, g, demand_before=bases[c])
+        for c, g in system_graphs.items()
+    }
+    mapped = {n for p in propagations.values() for n in p.mapping}
+    unmapped: dict[str, str] = {}
+    for p in propagations.values():
+        for n, why in p.unmapped.items():
+            if n not in mapped:
+                unmapped.setdefault(n, why)
+    factors = {
+        c: MappingProxyType({s: float(f) for s, f in p.demand_factors.items()})
+        for c, p in propagations.items()
+        if p.demand_factors
+    }
+    return ClassPropagation(
+        by_class=MappingProxyType(propagations),
+        demand_factors=MappingProxyType(factors),
+        unmapped=MappingProxyType(unmapped),
+    )
