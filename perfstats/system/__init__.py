@@ -14,7 +14,8 @@ Its steps
 - :class:`CallGraph`: call graphs of a ``cProfile`` run or of spans.
 - :func:`local_deviation`, :class:`LocalDeviation`: did the component change?
 - :func:`propagate`, :class:`Propagation`: the change in each service's
-  demand.
+  demand; :func:`propagate_per_class`, :class:`ClassPropagation`: the same
+  with one system graph per request class.
 - :func:`predict_regression`, :class:`RegressionPrediction`: the model's
   verdict for the system.
 
@@ -47,11 +48,12 @@ from .callgraph import CallGraph
 from .deviation import LocalDeviation, local_deviation
 from .pipeline import SystemRegression, detect_system_regression
 from .prediction import RegressionPrediction, predict_regression
-from .propagation import Propagation, propagate
+from .propagation import ClassPropagation, Propagation, propagate, propagate_per_class
 
 __all__ = [
     "Calibration",
     "CallGraph",
+    "ClassPropagation",
     "LocalDeviation",
     "Propagation",
     "RegressionPrediction",
@@ -61,5 +63,6 @@ __all__ = [
     "local_deviation",
     "predict_regression",
     "propagate",
+    "propagate_per_class",
     "queueing",
 ]
