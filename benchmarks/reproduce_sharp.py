@@ -23,6 +23,8 @@ Choices, stated:
 Also characterises all 163 traces (:func:`perfstats.characterize`) and
 counts the steady-state classes.
 
+The traces are read by ``benchmarks/_traces.py``.
+
 Usage::
 
     python -m benchmarks.reproduce_sharp          # -> benchmarks/results/sharp_protocol_c.json
@@ -44,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.reproduce_metior import load_pt4cloud
-from benchmarks.reproduce_superflow import data_root, load_scope, techniques
+from benchmarks._traces import data_root, load_pt4cloud, load_scope
+from benchmarks.reproduce_superflow import techniques
 from perfstats import characterize
 from perfstats.replay import replay
 from perfstats.replay.scoring import score_prefix
@@ -101,7 +103,7 @@ def load_traces(root: Path, *, quick: bool = False) -> dict[str, dict[str, np.nd
         for name, x in traces.items():
             out["scope"][f"{start}/{name}"] = x
     for trace in load_pt4cloud(root):
-        out["cloud"][trace.name] = np.concatenate([trace.test, trace.truth])
+        out["cloud"][trace.name] = trace.runs
     if quick:
         out = {k: dict(list(v.items())[::5]) for k, v in out.items()}
     return out
