@@ -328,4 +328,3 @@ def main(argv: list[str] | None = None) -> int:
         }
         Path(args.json).write_text(json.dumps(plain(out), indent=2) + "\n", encoding="utf-8")
     return 0
-

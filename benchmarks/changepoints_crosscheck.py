@@ -176,8 +176,10 @@ def main() -> None:
         "perfstats_extra": extra_ours, "reference_extra": extra_ref,
         "pass": ours_hit == steps_total,
     }  # fmt: skip
-    print(f"synthetic: {steps_total} steps in {len(cases)} series; perfstats found "
-          f"{ours_hit} within +-1 ({extra_ours} extra), reference {ref_hit} ({extra_ref} extra)")
+    print(
+        f"synthetic: {steps_total} steps in {len(cases)} series; perfstats found "
+        f"{ours_hit} within +-1 ({extra_ours} extra), reference {ref_hit} ({extra_ref} extra)"
+    )
 
     # 2. real traces, averaged over blocks
     cloud = pt4cloud_by_name()
@@ -200,9 +202,11 @@ def main() -> None:
         "perfstats_found_by_reference": back, "share": share, "pass": share >= 0.8,
         "per_trace": rows,
     }  # fmt: skip
-    print(f"real: {len(rows)} traces of {BLOCKS} block means; reference {total_ref} change "
-          f"points, perfstats found {total_match} of them within +-1 ({share:.1%}); perfstats "
-          f"{total_ours}, of which the reference found {back}")
+    print(
+        f"real: {len(rows)} traces of {BLOCKS} block means; reference {total_ref} change "
+        f"points, perfstats found {total_match} of them within +-1 ({share:.1%}); perfstats "
+        f"{total_ours}, of which the reference found {back}"
+    )
 
     # 3. speed
     raw = cloud["AWS-JPS-L"]
@@ -230,10 +234,12 @@ def main() -> None:
         "change_points_10000": len(cps10),
         "pass": ref_s / ours_s >= 5 and ours10_s / ours_s <= 25,
     }  # fmt: skip
-    print(f"speed: 2,000 points: reference {ref_s:.2f} s ({len(cps_ref)} points), perfstats "
-          f"{ours_s:.3f} s ({len(cps2)} points): {ref_s / ours_s:.0f}x; 10,000 points: "
-          f"perfstats {ours10_s:.3f} s ({len(cps10)} points) = {ours10_s / ours_s:.1f}x its "
-          f"2,000-point time")
+    print(
+        f"speed: 2,000 points: reference {ref_s:.2f} s ({len(cps_ref)} points), perfstats "
+        f"{ours_s:.3f} s ({len(cps2)} points): {ref_s / ours_s:.0f}x; 10,000 points: "
+        f"perfstats {ours10_s:.3f} s ({len(cps10)} points) = {ours10_s / ours_s:.1f}x its "
+        f"2,000-point time"
+    )
     ok = all(report[k]["pass"] for k in ("synthetic", "real", "speed"))
     print("PASS" if ok else "FAIL")
     if args.json:

@@ -137,17 +137,25 @@ def main() -> None:
                      "false_regressions_among_the_rest": false_ab, "pass": share >= 0.95},
         "seconds": took,
     }  # fmt: skip
-    print(f"{len(traces)} real traces; suites of {SUITE} benchmarks, {args.runs} runs a side "
-          f"(interleaved halves of a random window), threshold 2%, FDR 0.05, "
-          f"{'paired' if args.paired else 'unpaired'}")
-    print(f"A/A: {flagged_suites} of {args.aa_suites} suites flagged any regression "
-          f"({aa_rate:.1%}; FDR 5%); false regressions per benchmark "
-          f"{false_flags / (args.aa_suites * SUITE):.4%}; verdicts {aa_counts}")
-    print(f"+5% in {INJECTED} of {SUITE}: {detected} of {injected_total} flagged regression "
-          f"({share:.1%}); verdicts of the injected {ab_counts}; {false_ab} false regressions "
-          f"among the other {args.ab_suites * (SUITE - INJECTED)}")
-    print(f"{'PASS' if report['aa']['pass'] and report['injected']['pass'] else 'FAIL'} "
-          f"({took:.0f} s)")
+    print(
+        f"{len(traces)} real traces; suites of {SUITE} benchmarks, {args.runs} runs a side "
+        f"(interleaved halves of a random window), threshold 2%, FDR 0.05, "
+        f"{'paired' if args.paired else 'unpaired'}"
+    )
+    print(
+        f"A/A: {flagged_suites} of {args.aa_suites} suites flagged any regression "
+        f"({aa_rate:.1%}; FDR 5%); false regressions per benchmark "
+        f"{false_flags / (args.aa_suites * SUITE):.4%}; verdicts {aa_counts}"
+    )
+    print(
+        f"+5% in {INJECTED} of {SUITE}: {detected} of {injected_total} flagged regression "
+        f"({share:.1%}); verdicts of the injected {ab_counts}; {false_ab} false regressions "
+        f"among the other {args.ab_suites * (SUITE - INJECTED)}"
+    )
+    print(
+        f"{'PASS' if report['aa']['pass'] and report['injected']['pass'] else 'FAIL'} "
+        f"({took:.0f} s)"
+    )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 

@@ -178,9 +178,7 @@ def changes(
     return out
 
 
-def analyse(
-    frame: pd.DataFrame, *, n_resamples: int = 10000, seed: int = 0
-) -> dict[str, Any]:
+def analyse(frame: pd.DataFrame, *, n_resamples: int = 10000, seed: int = 0) -> dict[str, Any]:
     """Both analyses on the generated experiments."""
     verdicts = {e: changes(frame, e, n_resamples=n_resamples, seed=seed) for e in COMPARED}
     possible = perfstats.possible_changes(verdicts)
