@@ -38,16 +38,21 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._traces import data_root, load_scope
-from benchmarks.reproduce_superflow import (
+# Run as a script too: the package of this checkout, not an installed one.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import data_root, load_scope  # noqa: E402
+from benchmarks.reproduce_superflow import (  # noqa: E402
     PERCENTILES,
     run,
     summary,
     table,
 )
-from perfstats.replay.scoring import accuracy, credible
-from perfstats.rules import KSHalves, Rule, SuperFlow
-from perfstats.rules.decision import Decision
+from perfstats.replay.scoring import accuracy, credible  # noqa: E402
+from perfstats.rules import KSHalves, Rule, SuperFlow  # noqa: E402
+from perfstats.rules.decision import Decision  # noqa: E402
 
 TARGET = 0.85
 

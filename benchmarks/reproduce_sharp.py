@@ -46,12 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._traces import data_root, load_pt4cloud, load_scope
-from benchmarks.reproduce_superflow import techniques
-from perfstats import characterize
-from perfstats.replay import replay
-from perfstats.replay.scoring import score_prefix
-from perfstats.rules import (
+# Run as a script too: the package of this checkout, not an installed one.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import data_root, load_pt4cloud, load_scope  # noqa: E402
+from benchmarks.reproduce_superflow import techniques  # noqa: E402
+from perfstats import characterize  # noqa: E402
+from perfstats.replay import replay  # noqa: E402
+from perfstats.replay.scoring import score_prefix  # noqa: E402
+from perfstats.rules import (  # noqa: E402
     GMM,
     HDI,
     RSE,
