@@ -1,6 +1,6 @@
 """Change detection on the 130 real serverless traces: false positives and detection rates.
 
-Protocol (issue 3): for each trace (65 functions x cold/warm starts, SCOPE
+Protocol: for each trace (65 functions x cold/warm starts, SCOPE
 data, 1,000 invocations in order), version A is the even-numbered
 invocations and version B the odd-numbered ones. A/A compares them as they
 are; A/B multiplies B by ``1 + d``. With the first ``n`` of each version
@@ -18,16 +18,19 @@ On A/A (d = 0) every flag is a false positive. On A/B a detection counts
 only when the method also gets the direction right (B slower; for the rank
 tests, Cliff's delta of B against A is positive).
 
+Not a figure of one paper's reproduction: it weighs ElastiBench's and Liao
+et al.'s change tests side by side on SuperFlow's traces (read by
+``benchmarks/_traces.py``).
+
 Usage::
 
-    python benchmarks/change_detection.py [--quick] [--json out.json]
+    python -m benchmarks.change_detection [--quick] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable
@@ -37,13 +40,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfstats.comparison.change import relative_change
-from perfstats.comparison.effects import cliffs_delta, wilcoxon_ranksum
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import STARTS, load_scope  # noqa: E402
+from perfstats.comparison.change import relative_change  # noqa: E402
+from perfstats.comparison.effects import cliffs_delta, wilcoxon_ranksum  # noqa: E402
 
 SIZES = (45, 100, 500)
 DELTAS = (0.0, 0.01, 0.03, 0.05, 0.10, 0.50)
 METHODS = ("relative_change", "relative_change_paired", "wilcoxon", "liao")
-STARTS = ("cold", "warm")
 LEVEL = 0.99
 ALPHA = 0.05
 
@@ -57,25 +64,13 @@ class Trace:
     values: np.ndarray
 
 
-def data_dir() -> Path:
-    """PERFSTATS_DATA, or ../shared/data beside the repository."""
-    env = os.environ.get("PERFSTATS_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    return root
-
-
 def load_traces(every: int = 1) -> list[Trace]:
     """The 130 traces (every ``every``-th function of each CSV)."""
-    folder = data_dir() / "scope"
-    traces = []
-    for start in STARTS:
-        path = folder / f"{start}.csv"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing; set PERFSTATS_DATA to the data folder")
-        frame = pd.read_csv(path)
-        for name in list(frame.columns)[::every]:
-            traces.append(Trace(start, str(name), frame[name].to_numpy(dtype=np.float64)))
-    return traces
+    return [
+        Trace(start, name, values)
+        for start, functions in load_scope(every=every).items()
+        for name, values in functions.items()
+    ]
 
 
 def flags(

@@ -9,7 +9,7 @@ drives through a subprocess. Both sides use the same settings: p-value 0.05,
 100 permutations, segments of one value or more (``min_size=1``, as the
 reference allows).
 
-Checks (issue 17, part 3):
+Checks:
 
 1. Synthetic steps: 30 series of 200-600 points with 1-5 steps of 5-15%
    (at least 30 points apart) and 0.5-2% log-normal noise, so that every
@@ -27,9 +27,13 @@ Checks (issue 17, part 3):
    run on 10,000 points: its distance matrix alone is 800 MB, copied once
    per permutation.
 
+Not part of a paper's reproduction: it checks the change-point search that
+``perfstats.change_points`` offers beside the papers' methods. The cloud
+traces are read by ``benchmarks/_traces.py``.
+
 Usage::
 
-    PERFSTATS_DATA=/work/shared/data python benchmarks/changepoints_crosscheck.py \\
+    PERFSTATS_DATA=/work/shared/data python -m benchmarks.changepoints_crosscheck \\
         [--venv benchmarks/.venv-ref] [--quick] [--json out.json]
 """
 
@@ -38,7 +42,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -49,9 +52,13 @@ from typing import Any
 
 import numpy as np
 
-from perfstats import change_points
-
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+from benchmarks._traces import pt4cloud_by_name  # noqa: E402
+from perfstats import change_points  # noqa: E402
+
 SETTINGS = {"pvalue": 0.05, "permutations": 100}
 BLOCKS = 300
 
@@ -70,12 +77,6 @@ for i, series in enumerate(job["series"]):
     out.append({"cps": sorted(int(c) for c in cps), "seconds": time.perf_counter() - t0})
 json.dump(out, open(sys.argv[2], "w"))
 """
-
-
-def data_dir() -> Path:
-    """PERFSTATS_DATA, or ../shared/data beside the repository."""
-    env = os.environ.get("PERFSTATS_DATA")
-    return Path(env) if env else HERE.parents[1] / "shared" / "data"
 
 
 def ensure_reference(venv: Path) -> Path:
@@ -175,14 +176,15 @@ def main() -> None:
         "perfstats_extra": extra_ours, "reference_extra": extra_ref,
         "pass": ours_hit == steps_total,
     }  # fmt: skip
-    print(f"synthetic: {steps_total} steps in {len(cases)} series; perfstats found "
-          f"{ours_hit} within +-1 ({extra_ours} extra), reference {ref_hit} ({extra_ref} extra)")
+    print(
+        f"synthetic: {steps_total} steps in {len(cases)} series; perfstats found "
+        f"{ours_hit} within +-1 ({extra_ours} extra), reference {ref_hit} ({extra_ref} extra)"
+    )
 
     # 2. real traces, averaged over blocks
-    files = sorted((data_dir() / "pt4cloud").glob("*.txt"))
-    if args.quick:
-        files = files[:6]
-    traces = {f.stem: block_means(np.loadtxt(f), BLOCKS) for f in files}
+    cloud = pt4cloud_by_name()
+    names = list(cloud)[:6] if args.quick else list(cloud)
+    traces = {name: block_means(cloud[name], BLOCKS) for name in names}
     ref = run_reference(py, list(traces.values()), seed=2000)
     rows = []
     for i, ((name, x), r) in enumerate(zip(traces.items(), ref, strict=True)):
@@ -200,12 +202,14 @@ def main() -> None:
         "perfstats_found_by_reference": back, "share": share, "pass": share >= 0.8,
         "per_trace": rows,
     }  # fmt: skip
-    print(f"real: {len(rows)} traces of {BLOCKS} block means; reference {total_ref} change "
-          f"points, perfstats found {total_match} of them within +-1 ({share:.1%}); perfstats "
-          f"{total_ours}, of which the reference found {back}")
+    print(
+        f"real: {len(rows)} traces of {BLOCKS} block means; reference {total_ref} change "
+        f"points, perfstats found {total_match} of them within +-1 ({share:.1%}); perfstats "
+        f"{total_ours}, of which the reference found {back}"
+    )
 
     # 3. speed
-    raw = np.loadtxt(data_dir() / "pt4cloud" / "AWS-JPS-L.txt")
+    raw = cloud["AWS-JPS-L"]
     x2k, x10k = raw[:2000], raw[:10000]
     ours(x2k, seed=0)  # JIT (or cache load) outside the timing
     rounds = 1 if args.quick else 3
@@ -230,10 +234,12 @@ def main() -> None:
         "change_points_10000": len(cps10),
         "pass": ref_s / ours_s >= 5 and ours10_s / ours_s <= 25,
     }  # fmt: skip
-    print(f"speed: 2,000 points: reference {ref_s:.2f} s ({len(cps_ref)} points), perfstats "
-          f"{ours_s:.3f} s ({len(cps2)} points): {ref_s / ours_s:.0f}x; 10,000 points: "
-          f"perfstats {ours10_s:.3f} s ({len(cps10)} points) = {ours10_s / ours_s:.1f}x its "
-          f"2,000-point time")
+    print(
+        f"speed: 2,000 points: reference {ref_s:.2f} s ({len(cps_ref)} points), perfstats "
+        f"{ours_s:.3f} s ({len(cps2)} points): {ref_s / ours_s:.0f}x; 10,000 points: "
+        f"perfstats {ours10_s:.3f} s ({len(cps10)} points) = {ours10_s / ours_s:.1f}x its "
+        f"2,000-point time"
+    )
     ok = all(report[k]["pass"] for k in ("synthetic", "real", "speed"))
     print("PASS" if ok else "FAIL")
     if args.json:

@@ -15,9 +15,13 @@ different windows).
   multiplied by 1.05; at least 95% of those must be flagged regression
   (threshold 2%, FDR 0.05, 95% CIs, median).
 
+Not part of a paper's reproduction: it evaluates ``perfstats.gate`` (the
+verdicts of a regression gate over a suite) on the real traces, read by
+``benchmarks/_traces.py``.
+
 Usage::
 
-    PERFSTATS_DATA=/work/shared/data python benchmarks/gate_evaluation.py \\
+    PERFSTATS_DATA=/work/shared/data python -m benchmarks.gate_evaluation \\
         [--runs 200] [--aa-suites 100] [--ab-suites 20] [--resamples 1000] [--paired] \\
         [--json out.json]
 """
@@ -26,36 +30,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from perfstats import gate
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import load_scope, pt4cloud_by_name  # noqa: E402
+from perfstats import gate  # noqa: E402
 
 SUITE = 200
 INJECTED = 20
 CHANGE = 1.05
 
 
-def data_dir() -> Path:
-    """PERFSTATS_DATA, or ../shared/data beside the repository."""
-    env = os.environ.get("PERFSTATS_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def load_traces(root: Path) -> dict[str, np.ndarray]:
-    """The 163 real traces by name."""
+def load_traces(root: Path | None = None) -> dict[str, np.ndarray]:
+    """The 163 real traces by name: SCOPE's 130, then the 33 cloud traces by file name."""
     out: dict[str, np.ndarray] = {}
-    for start in ("cold", "warm"):
-        frame = pd.read_csv(root / "scope" / f"{start}.csv")
-        for name in frame.columns:
-            out[f"scope/{start}/{name}"] = frame[name].to_numpy(dtype=np.float64)
-    for path in sorted((root / "pt4cloud").glob("*.txt")):
-        out[f"pt4cloud/{path.stem}"] = np.loadtxt(path)
+    for start, functions in load_scope(root).items():
+        for name, x in functions.items():
+            out[f"scope/{start}/{name}"] = x
+    for name, x in pt4cloud_by_name(root).items():
+        out[f"pt4cloud/{name}"] = x
     return out
 
 
@@ -90,7 +91,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    traces = load_traces(data_dir())
+    traces = load_traces()
     rng = np.random.default_rng(args.seed)
     opts: dict[str, Any] = {"threshold": 0.02, "fdr": 0.05, "level": 0.95,
                             "paired": args.paired, "n_resamples": args.resamples}  # fmt: skip
@@ -136,17 +137,25 @@ def main() -> None:
                      "false_regressions_among_the_rest": false_ab, "pass": share >= 0.95},
         "seconds": took,
     }  # fmt: skip
-    print(f"{len(traces)} real traces; suites of {SUITE} benchmarks, {args.runs} runs a side "
-          f"(interleaved halves of a random window), threshold 2%, FDR 0.05, "
-          f"{'paired' if args.paired else 'unpaired'}")
-    print(f"A/A: {flagged_suites} of {args.aa_suites} suites flagged any regression "
-          f"({aa_rate:.1%}; FDR 5%); false regressions per benchmark "
-          f"{false_flags / (args.aa_suites * SUITE):.4%}; verdicts {aa_counts}")
-    print(f"+5% in {INJECTED} of {SUITE}: {detected} of {injected_total} flagged regression "
-          f"({share:.1%}); verdicts of the injected {ab_counts}; {false_ab} false regressions "
-          f"among the other {args.ab_suites * (SUITE - INJECTED)}")
-    print(f"{'PASS' if report['aa']['pass'] and report['injected']['pass'] else 'FAIL'} "
-          f"({took:.0f} s)")
+    print(
+        f"{len(traces)} real traces; suites of {SUITE} benchmarks, {args.runs} runs a side "
+        f"(interleaved halves of a random window), threshold 2%, FDR 0.05, "
+        f"{'paired' if args.paired else 'unpaired'}"
+    )
+    print(
+        f"A/A: {flagged_suites} of {args.aa_suites} suites flagged any regression "
+        f"({aa_rate:.1%}; FDR 5%); false regressions per benchmark "
+        f"{false_flags / (args.aa_suites * SUITE):.4%}; verdicts {aa_counts}"
+    )
+    print(
+        f"+5% in {INJECTED} of {SUITE}: {detected} of {injected_total} flagged regression "
+        f"({share:.1%}); verdicts of the injected {ab_counts}; {false_ab} false regressions "
+        f"among the other {args.ab_suites * (SUITE - INJECTED)}"
+    )
+    print(
+        f"{'PASS' if report['aa']['pass'] and report['injected']['pass'] else 'FAIL'} "
+        f"({took:.0f} s)"
+    )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 

@@ -1,9 +1,9 @@
-"""Issue 16's moonshot: SuperFlow 1's protocol A accuracy and credibility with <= 85% of its runs?
+"""A moonshot: SuperFlow 1's protocol A accuracy and credibility with <= 85% of its runs?
 
 Candidates are real rules replayed with protocol A (the replay and scoring of
 ``benchmarks/reproduce_superflow.py``), printed beside SuperFlow 1:
 
-* ``SuperFlow-exact-bootstrap``: the issue's suggestion, SuperFlow's
+* ``SuperFlow-exact-bootstrap``: SuperFlow's
   stability check (S_pre and S_cur) on exact-bootstrap percentile intervals;
 * ``SuperFlow-order``: the same check on exact binomial order-statistic
   intervals;
@@ -20,6 +20,9 @@ is picked; the best (w, lam) with mean accuracy at least SuperFlow 1's and
 mean runs at most 85% of its is reported. It knows the answer, so it only
 shows how much room there is.
 
+It goes beyond SuperFlow's reproduction (``benchmarks/reproduce_superflow.py``,
+whose replay, scoring and tables it reuses), so it is not part of it.
+
 Usage::
 
     python -m benchmarks.moonshot_protocol_a [--oracle] [--json out.json]
@@ -35,17 +38,21 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.reproduce_superflow import (
+# Run as a script too: the package of this checkout, not an installed one.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import data_root, load_scope  # noqa: E402
+from benchmarks.reproduce_superflow import (  # noqa: E402
     PERCENTILES,
-    data_root,
-    load_scope,
     run,
     summary,
     table,
 )
-from perfstats.replay.scoring import accuracy, credible
-from perfstats.rules import KSHalves, Rule, SuperFlow
-from perfstats.rules.decision import Decision
+from perfstats.replay.scoring import accuracy, credible  # noqa: E402
+from perfstats.rules import KSHalves, Rule, SuperFlow  # noqa: E402
+from perfstats.rules.decision import Decision  # noqa: E402
 
 TARGET = 0.85
 

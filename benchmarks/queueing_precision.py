@@ -20,6 +20,9 @@ with its default length on a three-service, three-class model (bottleneck at
 50% utilisation), with the machine's load average beside them (the machine
 is shared; CPU seconds are what the prediction itself costs).
 
+It supports Liao et al.'s reproduction (the simulation length of the
+system-level prediction) but reports none of the paper's figures.
+
 Usage::
 
     python -m benchmarks.queueing_precision [--reps 30] [--n 20000,100000] [--mpd | --timing]

@@ -26,9 +26,12 @@ waiting for a core counts as idle.
 configurations one after another. The load average (``os.getloadavg``) is
 recorded before and after: the machine is shared.
 
+Not part of a paper's reproduction: it times protocol A's traces (SuperFlow,
+read by ``benchmarks/_traces.py``) through ``perfstats.replay`` on Dask.
+
 Usage::
 
-    PERFSTATS_DATA=/work/shared/data python benchmarks/replay_dask.py \\
+    PERFSTATS_DATA=/work/shared/data python -m benchmarks.replay_dask \\
         [--quick] [--per-config] [--traces-per-task K] [--json out.json]
 
 ``--quick`` (for the tests) keeps every fifth function and the first 200
@@ -54,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.reproduce_superflow import data_root, load_scope  # noqa: E402
+from benchmarks._traces import data_root, load_scope  # noqa: E402
 from perfstats._kernels.threads import one_thread  # noqa: E402
 from perfstats.replay import COLUMNS, replay, sweep  # noqa: E402
 from perfstats.rules import Metior, PT4Cloud, Rule, SuperFlow  # noqa: E402

@@ -29,34 +29,54 @@ fewer than half of a technique's tests stopped, ``accurate_pct_paper_list``
 leaves out exactly the configurations the paper names, and ``accurate_pct``
 counts every test (an unstopped test reports the statistic of two weeks).
 
+``--schedule`` runs the other part of the reproduction instead: Metior's
+measurement schedule (Section III-C) chosen from the same 33 traces. The
+paper chose one interval of one day (the largest Politis-White block length
+over its pilot traces was 24 hours of runs) and four runs per hour (thinning
+further moved the lag-1 autocorrelation by more than 0.1).
+``perfstats.schedule`` does both from data; here it is applied to the test
+part (first three weeks) of every trace, whose runs carry no timestamps: the
+sampling interval is taken as three weeks over the number of runs. The
+paper's own pilot set (ft and IMA on Chameleon L and AWS 2XL, Section II) is
+shown too. Note on the data: the test parts hold 1.8 to 6.8 runs per hour
+(most about 4), far fewer than back-to-back execution gives (EP on AWS runs
+in 49 s, and the ground-truth part of its trace holds about 70 runs per
+hour), so the artifact's test parts already look thinned to Metior's
+schedule. Thinning can therefore only be tested below their own rate.
+
 Usage::
 
-    python benchmarks/reproduce_metior.py --json b.json --start-stride 10
-    python benchmarks/reproduce_metior.py --quick       # a few traces, for CI
+    python -m benchmarks.reproduce_metior --json b.json --start-stride 10
+    python -m benchmarks.reproduce_metior --quick       # a few traces, for CI
+    python -m benchmarks.reproduce_metior --schedule [--json schedule.json]
 
 The traces are read from ``$PERFSTATS_DATA/pt4cloud`` (default
-``../shared/data/pt4cloud`` beside the repository).
+``../shared/data/pt4cloud`` beside the repository) by ``benchmarks/_traces.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from perfstats.replay import replay
-from perfstats.replay.scoring import score_estimate
-from perfstats.rules import BasicBootstrap, CoV, Metior, PT4Cloud, Rule
+# The perfstats of this checkout, not whichever one is installed.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import perfstats  # noqa: E402
+from benchmarks._traces import CloudTrace, data_root, load_pt4cloud  # noqa: E402
+from perfstats.replay import replay  # noqa: E402
+from perfstats.replay.scoring import score_estimate  # noqa: E402
+from perfstats.rules import BasicBootstrap, CoV, Metior, PT4Cloud, Rule  # noqa: E402
 
 ERROR = 0.03
 STATISTICS: dict[str, str | float] = {"mean": "mean", "p90": 0.9}
@@ -113,62 +133,8 @@ Notes:
 """
 
 
-@dataclass(frozen=True)
-class Trace:
-    """One benchmark configuration: test part, ground truth and its time scale."""
-
-    name: str
-    cloud: str
-    test: np.ndarray
-    truth: np.ndarray
-
-    @property
-    def n_test(self) -> int:
-        return int(self.test.size)
-
-    @property
-    def day(self) -> int:
-        """One run interval: a day of runs, ``floor(floor(2 n_test / 3) / 14)``."""
-        return (2 * self.n_test // 3) // 14
-
-    @property
-    def hour(self) -> int:
-        """Runs per hour, ``ceil(n_test / 3 / 7 / 24)``."""
-        return math.ceil(self.n_test / 3 / 7 / 24)
-
-    def starts(self, stride: int) -> range:
-        """Start points of the tests: every ``stride``-th point of the first week."""
-        return range(0, -(-self.n_test // 3), stride)
-
-
-def data_root() -> Path:
-    """``$PERFSTATS_DATA`` or ``../shared/data`` beside the repository."""
-    env = os.environ.get("PERFSTATS_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    if not (root / "pt4cloud" / "manifest.csv").is_file():
-        raise FileNotFoundError(f"no pt4cloud data under {root} (set PERFSTATS_DATA)")
-    return root
-
-
-def load_pt4cloud(root: Path, *, names: Sequence[str] | None = None) -> list[Trace]:
-    """The traces of ``manifest.csv``, split into test part and ground truth."""
-    manifest = pd.read_csv(root / "pt4cloud" / "manifest.csv")
-    traces = []
-    for record in manifest.to_dict("records"):
-        file = str(record["file"])
-        name = file.removesuffix(".txt")
-        if names is not None and name not in names:
-            continue
-        x = np.loadtxt(root / "pt4cloud" / file, dtype=np.float64, ndmin=1)
-        if x.size != int(record["n_total"]):
-            raise ValueError(f"{file} has {x.size} points; manifest says {record['n_total']}")
-        n_test = int(record["n_test"])
-        traces.append(Trace(name, str(record["cloud"]), x[:n_test], x[n_test:]))
-    return traces
-
-
 def rules_for(
-    trace: Trace, statistic: str | float, *, seed: int = 0, block_from: str = "previous"
+    trace: CloudTrace, statistic: str | float, *, seed: int = 0, block_from: str = "previous"
 ) -> dict[str, Rule]:
     """The four techniques with the time scale of ``trace``."""
     return {
@@ -197,7 +163,7 @@ def rules_for(
 
 
 def run(
-    traces: list[Trace],
+    traces: list[CloudTrace],
     *,
     stride: int,
     techniques: Sequence[str] = TECHNIQUES,
@@ -313,9 +279,105 @@ def cost_summary(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+# -- Part 2: the measurement schedule (Section III-C) -------------------------
+
+WEEK_S = 7 * 86400.0
+PAPER_INTERVAL_H = 24.0
+PAPER_RUNS_PER_HOUR = 4.0
+#: ft and IMA on Chameleon Large and AWS m5.2xlarge (Metior, Section II).
+PAPER_PILOTS = ("Chameleon-FT-L", "AWS-FT-2XL", "Chameleon-IMA-L", "AWS-IMA-2XL")
+
+
+def choose_schedule(traces: Sequence[CloudTrace]) -> perfstats.Schedule:
+    """The schedule from the test parts, three weeks each."""
+    return perfstats.schedule(
+        {t.name: t.test for t in traces},
+        sampling_interval={t.name: 3 * WEEK_S / t.n_test for t in traces},
+    )
+
+
+def schedule_summary(s: perfstats.Schedule) -> dict[str, Any]:
+    rows = []
+    for i, period in enumerate(s.candidates_s):
+        col = s.acf_differences[i]
+        finite = ~np.isnan(col)
+        worst = int(np.argmax(np.where(finite, np.abs(col), -1.0))) if finite.any() else None
+        rows.append(
+            {
+                "runs_per_hour": round(3600.0 / period, 4),
+                "max_abs_acf_change": None if worst is None else round(float(abs(col[worst])), 4),
+                "worst_trace": None if worst is None else s.traces[worst].name,
+                "traces_thinned": int(finite.sum()),
+            }
+        )
+    return {
+        "interval_hours": round(s.interval_hours, 3),
+        "runs_per_hour": round(s.runs_per_hour, 3),
+        "interval_ratio_to_paper": round(s.interval_hours / PAPER_INTERVAL_H, 3),
+        "frequency_ratio_to_paper": round(s.runs_per_hour / PAPER_RUNS_PER_HOUR, 3),
+        "limited_by": s.limited_by,
+        "traces": [
+            {
+                "trace": e.name,
+                "n": e.n,
+                "runs_per_hour": round(3600.0 / e.sampling_interval_s, 3),
+                "block_runs": round(e.block_length, 2),
+                "block_hours": round(e.block_s / 3600.0, 2),
+                "acf1": round(e.acf1, 4),
+            }
+            for e in s.traces
+        ],
+        "candidates": rows,
+    }
+
+
+def show_schedule(title: str, res: dict[str, Any], *, candidates: int = 8) -> None:
+    print(f"\n== {title}")
+    print(
+        f"interval {res['interval_hours']:.2f} h (paper 24 h, ratio "
+        f"{res['interval_ratio_to_paper']:.2f}); {res['runs_per_hour']:.2f} runs per hour "
+        f"(paper 4, ratio {res['frequency_ratio_to_paper']:.2f}); frequency limited by "
+        f"{res['limited_by']}"
+    )
+    print(f"{'trace':18} {'n':>5} {'runs/h':>7} {'block runs':>10} {'block h':>8} {'acf1':>6}")
+    for t in sorted(res["traces"], key=lambda t: -t["block_hours"]):
+        print(
+            f"{t['trace']:18} {t['n']:5d} {t['runs_per_hour']:7.2f} {t['block_runs']:10.1f} "
+            f"{t['block_hours']:8.2f} {t['acf1']:6.3f}"
+        )
+    print(f"{'candidate runs/h':>16} {'max |acf1 change|':>18} {'thinned':>7}  worst trace")
+    for c in res["candidates"][:candidates]:
+        change = "-" if c["max_abs_acf_change"] is None else f"{c['max_abs_acf_change']:.3f}"
+        print(
+            f"{c['runs_per_hour']:16.2f} {change:>18} {c['traces_thinned']:7d}  "
+            f"{c['worst_trace'] or ''}"
+        )
+
+
+def schedule_main(json_path: Path | None) -> int:
+    """The schedule of all 33 traces and of the paper's pilots, printed and saved."""
+    traces = load_pt4cloud(data_root("pt4cloud"))
+    results = {
+        "all 33 traces": schedule_summary(choose_schedule(traces)),
+        "the paper's pilots (ft, IMA; Chameleon L, AWS 2XL)": schedule_summary(
+            choose_schedule([t for t in traces if t.name in PAPER_PILOTS])
+        ),
+    }
+    for title, res in results.items():
+        show_schedule(title, res)
+    if json_path:
+        json_path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", type=Path, help="write the rows to this file")
+    parser.add_argument("--json", type=Path, help="write the rows (or the schedule) to this file")
+    parser.add_argument(
+        "--schedule",
+        action="store_true",
+        help="Metior's measurement schedule (Section III-C) instead of protocol B",
+    )
     parser.add_argument(
         "--start-stride",
         type=int,
@@ -338,10 +400,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "of the previous and the current set's (paper)",
     )
     args = parser.parse_args(argv)
+    if args.schedule:
+        return schedule_main(args.json)
 
     names = QUICK_TRACES if args.quick else None
     stride = max(args.start_stride, 25) if args.quick else args.start_stride
-    traces = load_pt4cloud(data_root(), names=names)
+    traces = load_pt4cloud(data_root("pt4cloud"), names=names)
     rows, _ = run(
         traces,
         stride=stride,

@@ -23,6 +23,8 @@ Choices, stated:
 Also characterises all 163 traces (:func:`perfstats.characterize`) and
 counts the steady-state classes.
 
+The traces are read by ``benchmarks/_traces.py``.
+
 Usage::
 
     python -m benchmarks.reproduce_sharp          # -> benchmarks/results/sharp_protocol_c.json
@@ -44,12 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.reproduce_metior import load_pt4cloud
-from benchmarks.reproduce_superflow import data_root, load_scope, techniques
-from perfstats import characterize
-from perfstats.replay import replay
-from perfstats.replay.scoring import score_prefix
-from perfstats.rules import (
+# Run as a script too: the package of this checkout, not an installed one.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks._traces import data_root, load_pt4cloud, load_scope  # noqa: E402
+from benchmarks.reproduce_superflow import techniques  # noqa: E402
+from perfstats import characterize  # noqa: E402
+from perfstats.replay import replay  # noqa: E402
+from perfstats.replay.scoring import score_prefix  # noqa: E402
+from perfstats.rules import (  # noqa: E402
     GMM,
     HDI,
     RSE,
@@ -101,7 +108,7 @@ def load_traces(root: Path, *, quick: bool = False) -> dict[str, dict[str, np.nd
         for name, x in traces.items():
             out["scope"][f"{start}/{name}"] = x
     for trace in load_pt4cloud(root):
-        out["cloud"][trace.name] = np.concatenate([trace.test, trace.truth])
+        out["cloud"][trace.name] = trace.runs
     if quick:
         out = {k: dict(list(v.items())[::5]) for k, v in out.items()}
     return out

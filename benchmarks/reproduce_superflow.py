@@ -9,13 +9,13 @@ see ``shared/reference/ANCHORS.md``) are printed beside ours.
 
 Usage::
 
-    python benchmarks/reproduce_superflow.py --json a.json
-    python benchmarks/reproduce_superflow.py --quick            # 26 traces, for CI
-    python benchmarks/reproduce_superflow.py --interval 3 4 5 10 20   # RQ2 / RQ4
-    python benchmarks/reproduce_superflow.py --error 0.05 0.04 0.03 0.02 0.01  # RQ3
+    python -m benchmarks.reproduce_superflow --json a.json
+    python -m benchmarks.reproduce_superflow --quick            # 26 traces, for CI
+    python -m benchmarks.reproduce_superflow --interval 3 4 5 10 20   # RQ2 / RQ4
+    python -m benchmarks.reproduce_superflow --error 0.05 0.04 0.03 0.02 0.01  # RQ3
 
 The traces are read from ``$PERFSTATS_DATA/scope`` (default
-``../shared/data/scope`` beside the repository).
+``../shared/data/scope`` beside the repository) by ``benchmarks/_traces.py``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 # The perfstats of this checkout, not whichever one is installed (an
 # editable install of another checkout would otherwise be timed).
@@ -41,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks._traces import STARTS, data_root, load_scope  # noqa: E402
 from perfstats.replay import replay, worker_pool  # noqa: E402
 from perfstats.replay.scoring import score_distribution  # noqa: E402
 from perfstats.rules import (  # noqa: E402
@@ -53,7 +53,6 @@ from perfstats.rules import (  # noqa: E402
     SuperFlow,
 )
 
-STARTS = ("cold", "warm")
 PERCENTILES = ("25", "50", "75", "90")
 FIRST_FIVE = ("SuperFlow-1", "SuperFlow-2", "SuperFlow-3", "PT4Cloud", "Metior")
 
@@ -122,25 +121,6 @@ Why figures differ from the paper:
 * Sets under 11 points (the first judgements) are too short for
   Politis-White; SuperFlow-3 and Metior use blocks of 1 there.
 """
-
-
-def data_root() -> Path:
-    """``$PERFSTATS_DATA`` or ``../shared/data`` beside the repository."""
-    env = os.environ.get("PERFSTATS_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    if not (root / "scope").is_dir():
-        raise FileNotFoundError(f"no scope data under {root} (set PERFSTATS_DATA)")
-    return root
-
-
-def load_scope(root: Path, *, quick: bool = False) -> dict[str, dict[str, np.ndarray]]:
-    """``{start: {function: runs}}``; quick keeps every fifth function."""
-    out: dict[str, dict[str, np.ndarray]] = {}
-    for start in STARTS:
-        frame = pd.read_csv(root / "scope" / f"{start}.csv")
-        names = list(frame.columns)[::5] if quick else list(frame.columns)
-        out[start] = {name: frame[name].to_numpy(dtype=np.float64) for name in names}
-    return out
 
 
 def techniques(*, interval: int = 5, error: float = 0.01, seed: int = 0) -> dict[str, Rule]:

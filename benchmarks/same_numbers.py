@@ -1,9 +1,9 @@
 """Fingerprint of the randomised rules' decisions and intervals, to compare two trees.
 
-    python benchmarks/same_numbers.py save before.json     # on the old tree
-    python benchmarks/same_numbers.py compare before.json  # on the new one
+    python -m benchmarks.same_numbers save before.json     # on the old tree
+    python -m benchmarks.same_numbers compare before.json  # on the new one
 
-A speed change that must keep every number (issue 14: cached seeds and
+A speed change that must keep every number (for example cached seeds and
 stream keys, validation skipped on the rules' hot path, a selection kernel
 for the bounds) is checked by running the same fixed-seed cases on both
 trees: SuperFlow 2/3 (every block kind) and Metior (both forms, mean,
@@ -13,6 +13,7 @@ afresh and after the judgement at ``n - 5`` (the memo), and
 Generator) and block methods; data i.i.d., AR(1) and heavily tied, sizes 10
 to 3,000, seeds 0-5. ``compare`` prints ``N cases, D differences`` and
 exits 1 when any decision's reason or details, or any interval, differs.
+A tool for changes of the library, not part of a paper's reproduction.
 """
 
 from __future__ import annotations

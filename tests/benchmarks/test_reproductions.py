@@ -1,4 +1,4 @@
-"""The two reproduction scripts, in quick mode, and protocol A's deterministic anchors.
+"""The reproductions of SuperFlow and Metior, in quick mode, and protocol A's deterministic anchors.
 
 The anchors are the public reference code's figures on the same files
 (shared/reference/ANCHORS.md); the bounds on the random techniques are the
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from support.benchmark_scripts import load_benchmark
 
+from benchmarks._traces import load_pt4cloud
 from perfstats.replay import replay
 from perfstats.replay.scoring import score_distribution
 from perfstats.rules import PT4Cloud, SuperFlow
@@ -136,8 +137,7 @@ def test_reproduce_metior_quick(tmp_path: Path, perfstats_data: Path) -> None:
 
 
 def test_protocol_b_time_scale(perfstats_data: Path) -> None:
-    module = load_benchmark("reproduce_metior")
-    (trace,) = module.load_pt4cloud(perfstats_data, names=["AWS-FT-L"])
+    (trace,) = load_pt4cloud(perfstats_data, names=["AWS-FT-L"])
     # manifest: n_test = 2032 -> a day is floor(floor(4064 / 3) / 14) = 96 runs,
     # an hour ceil(2032 / 504) = 5 runs, starts below 2032 / 3.
     assert trace.n_test == 2032

@@ -1,9 +1,10 @@
-"""The speed benchmark's machinery (issue 14): three load conditions, one-thread timing,
+"""The speed suite's machinery (benchmarks/speed): three load conditions, one-thread timing,
 the streaming case and the scaling cases; short runs only, no timed assertions."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,8 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import cases_streaming, scaling, speed  # noqa: E402
-from benchmarks.harness import SpeedCase, time_case  # noqa: E402
+from benchmarks.speed import cases_streaming, scaling  # noqa: E402
+from benchmarks.speed import suite as speed  # noqa: E402
+from benchmarks.speed.harness import SpeedCase, time_case  # noqa: E402
 
 
 def test_time_case_reports_the_one_thread_side() -> None:
@@ -33,7 +35,7 @@ def test_vs_one_thread_is_the_median_of_each_rounds_ratio(monkeypatch: pytest.Mo
     # The machine slows down after the first round: each round's one-thread
     # call takes twice its default call, but the medians of the two sides
     # fall in different speed phases.
-    from benchmarks import harness
+    from benchmarks.speed import harness
 
     default = lambda: None  # noqa: E731
     anchor = lambda: None  # noqa: E731
@@ -85,7 +87,7 @@ def test_time_case_reports_the_ratio_to_the_reference_code() -> None:
 
 
 def test_rule_cases_carry_the_reference_code_times_of_anchors_md() -> None:
-    from benchmarks import cases_rules
+    from benchmarks.speed import cases_rules
 
     refs = {c.name.split(" decision")[0]: c.reference_s for c in cases_rules.cases(quick=True)}
     assert refs == {
@@ -126,3 +128,26 @@ def test_only_takes_several_substrings() -> None:
     assert len(names) == 2
     assert names[0].startswith("SuperFlow 2 decision") and names[1].startswith("Metior decision")
     assert len(speed.collect(True, None)) > len(names)
+
+
+def test_twin_condition_runs_the_suite_in_a_second_process() -> None:
+    # The twin is the suite's own file run as a script: it must find its
+    # package's cases from there, warm up, and say so.
+    procs = speed.start_load("twin", quick=True, only=["single adds"])
+    try:
+        assert len(procs) == 1 and procs[0].poll() is None
+    finally:
+        speed.stop_load(procs)
+
+
+def test_the_suite_and_scaling_run_as_modules() -> None:
+    for module in ("benchmarks.speed", "benchmarks.speed.scaling"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "--help"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "--json" in done.stdout

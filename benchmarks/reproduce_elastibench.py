@@ -1,21 +1,30 @@
-"""ElastiBench's two cross-experiment analyses (Section VI-B6 and VI-B7) on local A-B suites.
+"""ElastiBench (Schirmer et al.): A-B suites and the two cross-experiment analyses.
 
-ElastiBench (Schirmer et al., 001_*) ran the same microbenchmark suite in
-several experiments (baseline, replication, lower memory, single repeat) and
-reported (a) the *possible performance changes*: for the benchmarks on which
-the experiments disagree (some detect a change, some do not), the largest
-change one experiment found (median 1.58%, P75 3.06%, max 7.6%); and (b) how
-many repetitions it takes until the 99% CI of the median change is no wider
-than an original experiment's and overlaps it (75.95% of the benchmarks by
-45 repetitions, 89.87% by 135).
+Two parts:
+
+* ``suites``: A/A and A/B suites with known slowdowns on real local targets,
+  under the duet and RMIT schedules, and the agreement between runs of a
+  suite (Section VI-A; ``benchmarks/_ab_suites.py``, recorded in
+  ``results/ab_local_run*``);
+* ``analyses`` (the default): the two cross-experiment analyses of Section
+  VI-B6 and VI-B7, described below.
+
+ElastiBench ran the same microbenchmark suite in several experiments
+(baseline, replication, lower memory, single repeat) and reported (a) the
+*possible performance changes*: for the benchmarks on which the experiments
+disagree (some detect a change, some do not), the largest change one
+experiment found (median 1.58%, P75 3.06%, max 7.6%); and (b) how many
+repetitions it takes until the 99% CI of the median change is no wider than
+an original experiment's and overlaps it (75.95% of the benchmarks by 45
+repetitions, 89.87% by 135).
 
 The project's own A-B results (``benchmarks/results/ab_local_run*.json``,
-three runs of ``benchmarks/ab_local.py``) inject 0%, 10% and 50% and every
-one of their 12 experiments per suite agrees on every benchmark, so they hold
-no possible change, and they keep no raw measurements for (b). This script
-therefore generates repeated experiments of one suite with the same machinery
-(``ab_local.py``'s workloads, targets and duet schedule): the five workloads,
-each with an injected slowdown of 0, 1, 2, 3 and 5% (25 benchmarks, like a
+three runs of the ``suites`` part) inject 0%, 10% and 50% and every one of
+their 12 experiments per suite agrees on every benchmark, so they hold no
+possible change, and they keep no raw measurements for (b). The analyses
+therefore generate repeated experiments of one suite with the same machinery
+(the suites' workloads, targets and duet schedule): the five workloads, each
+with an injected slowdown of 0, 1, 2, 3 and 5% (25 benchmarks, like a
 commit that changes many benchmarks a little), run as
 
 * ``baseline``: local command target, 15 calls x 3 repeats (45 results);
@@ -31,8 +40,15 @@ computed from that file.
 
 Usage::
 
-    python benchmarks/elastibench_analyses.py --generate   # about 10 minutes
-    python benchmarks/elastibench_analyses.py [--json out.json]
+    python -m benchmarks.reproduce_elastibench suites [--quick] [--json out.json]
+    python -m benchmarks.reproduce_elastibench [analyses] --generate   # about 10 minutes
+    python -m benchmarks.reproduce_elastibench [analyses] [--json out.json]
+
+References
+----------
+J. Schirmer, T. Pfandzelter, D. Bermbach, "ElastiBench: Scalable Continuous
+Benchmarking on Cloud FaaS Platforms", IEEE International Conference on
+Cloud Engineering (IC2E), 2024.
 """
 
 from __future__ import annotations
@@ -83,49 +99,49 @@ PAPER = {
 }
 
 
-def _ab_local() -> Any:
-    """``ab_local``, whose imports bring the adapter layer's A-B API (Benchmark, Suite, ...).
+def _ab_suites() -> Any:
+    """``_ab_suites``, whose imports bring the adapter layer's A-B API (Benchmark, Suite, ...).
 
-    Imported only to generate data, so that the analyses (and the notebook
+    Imported only to run suites, so that the analyses (and the notebook
     that uses them) need neither the adapter layer nor the test support files.
     """
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
-    import ab_local
+    if str(HERE.parent) not in sys.path:
+        sys.path.insert(0, str(HERE.parent))
+    from benchmarks import _ab_suites
 
-    return ab_local
+    return _ab_suites
 
 
 def suite_benchmarks(clock: str) -> list[Any]:
-    ab_local = _ab_local()
+    suites = _ab_suites()
     out = []
     for name, kernel, size, units in WORKLOADS:
         for s in SLOWDOWNS:
             extra = round(units * (1.0 + s))
             params = {"kernel": kernel, "size": size, "clock": clock}
             label = f"{name}+{round(100 * s)}%"
-            out.append(ab_local.Benchmark(label, {**params, "units": units},
-                                          {**params, "units": extra}))  # fmt: skip
+            out.append(suites.Benchmark(label, {**params, "units": units},
+                                        {**params, "units": extra}))  # fmt: skip
     return out
 
 
 def generate(path: Path, *, clock: str = "thread", concurrency: int = 2) -> pd.DataFrame:
     """Run the experiments and write their successful and failed results."""
-    ab_local = _ab_local()
-    cpus = ab_local._cpus("last")
+    suites = _ab_suites()
+    cpus = suites.parse_cpus("last")
     frames = []
-    with ab_local.server(max(2, concurrency), cpus) as url:
+    with suites.server(max(2, concurrency), cpus) as url:
         for name, target, calls, repeats, seed in EXPERIMENTS:
             t0 = time.monotonic()
-            suite = ab_local.Suite(
+            suite = suites.Suite(
                 suite_benchmarks(clock),
-                ab_local.make_target(target, url, cpus),
+                suites.make_target(target, url, cpus),
                 schedule="duet",
                 calls=calls,
                 repeats=repeats,
                 concurrency=concurrency,
             )
-            run = ab_local.run_suite(suite, rng=seed)
+            run = suites.run_suite(suite, rng=seed)
             frame = run.measurements[["benchmark", "call", "repeat", "version", "value", "status"]]
             frame = frame.assign(experiment=name)
             frames.append(frame)
@@ -162,9 +178,7 @@ def changes(
     return out
 
 
-def analyse(
-    frame: pd.DataFrame, *, n_resamples: int = 10000, seed: int = 0
-) -> dict[str, Any]:
+def analyse(frame: pd.DataFrame, *, n_resamples: int = 10000, seed: int = 0) -> dict[str, Any]:
     """Both analyses on the generated experiments."""
     verdicts = {e: changes(frame, e, n_resamples=n_resamples, seed=seed) for e in COMPARED}
     possible = perfstats.possible_changes(verdicts)
@@ -268,7 +282,21 @@ def show(res: Mapping[str, Any], existing: Mapping[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """Run the ``suites`` part, or the ``analyses`` (the default)."""
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:1] == ["suites"]:
+        return int(_ab_suites().main(args_in[1:]))
+    if args_in[:1] == ["analyses"]:
+        args_in = args_in[1:]
+    return analyses_main(args_in)
+
+
+def analyses_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.reproduce_elastibench [analyses]",
+        description="ElastiBench's two cross-experiment analyses (Section VI-B6 and VI-B7); "
+        "the 'suites' part runs the A-B suites (see --help of 'suites')",
+    )
     parser.add_argument("--generate", action="store_true", help="run the experiments first")
     parser.add_argument("--measurements", type=Path, default=MEASUREMENTS)
     parser.add_argument("--json", type=Path, help="write the analyses here")

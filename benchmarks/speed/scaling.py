@@ -1,7 +1,7 @@
 """How the cost of the resampling paths grows with n and B, and their peak memory.
 
-    python benchmarks/scaling.py [--max-n 10000000] [--json out.json] [--plot out.png]
-                                 [--no-memory]
+    python -m benchmarks.speed.scaling [--max-n 10000000] [--json out.json] [--plot out.png]
+                                       [--no-memory]
 
 Time: each case beside ``np.sort`` of the same data, interleaved repeats,
 median (``ratio = case_s / sort_s``: how many sorts of the data one call
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -102,7 +102,7 @@ _MEMORY = """
 import json, sys, tracemalloc
 import numpy as np
 sys.path.insert(0, {root!r})
-from benchmarks.scaling import case_fns
+from benchmarks.speed.scaling import case_fns
 import perfstats
 name, n, b = {name!r}, {n}, {b}
 if name.startswith("callable"):
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     def run(n: int, b: int, tag: str) -> None:
         for name, (fn, data) in case_fns(n, b).items():
             if name.startswith("relative") and n > 10**6:
-                continue  # the issue's case stops at 10^6 per sample
+                continue  # the goal's case stops at 10^6 per sample
             repeats = 5 if n <= 10**5 else 3 if n <= 10**6 else 1
             t, s = timed(fn, lambda d=data: np.sort(d), repeats)  # type: ignore[misc]
             bb = 10 * b if name.startswith("relative") else b

@@ -1,4 +1,4 @@
-"""Coverage by simulation: the fast part (the full table is benchmarks/interval_coverage.py)."""
+"""Coverage by simulation: the fast part of benchmarks/interval_coverage.py (its full table)."""
 
 from __future__ import annotations
 

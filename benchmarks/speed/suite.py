@@ -1,9 +1,9 @@
 """Speed of perfstats against the anchors, timed side by side in one process.
 
-    python benchmarks/speed.py [--quick] [--json out.json] [--only SUBSTRING ...]
+    python -m benchmarks.speed [--quick] [--json out.json] [--only SUBSTRING ...]
                                [--conditions idle,twin,hog]
 
-Collects ``cases(quick)`` from every ``benchmarks/cases_*.py`` and times each
+Collects ``cases(quick)`` from every ``benchmarks/speed/cases_*.py`` and times each
 case under three conditions, one after another in the same run:
 
 * ``idle``: nothing started beside the benchmark (on a shared machine, other
@@ -14,7 +14,7 @@ case under three conditions, one after another in the same run:
 
 In each condition the sides of a case (perfstats, the same call with every
 kernel on one thread, the anchor) are timed in interleaved rounds and each
-side's time is the median of its rounds (see ``benchmarks/harness.py``).
+side's time is the median of its rounds (see ``benchmarks/speed/harness.py``).
 Writes ``{"conditions": {condition: [{"name", "perfstats_s", "one_thread_s",
 "anchor", "anchor_s", "ratio", "vs_one_thread", "reference_s",
 "vs_reference"}]}, "cold_start": {...}}`` where ``ratio = anchor_s /
@@ -43,11 +43,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import SpeedCase, time_case  # noqa: E402
+from benchmarks.speed.harness import SpeedCase, time_case  # noqa: E402
 
 _FIRST_CALL = """
 import time
@@ -83,8 +83,8 @@ CONDITIONS = ("idle", "twin", "hog")
 def collect(quick: bool, only: list[str] | None) -> list[SpeedCase]:
     """Every case, or those whose name contains one of the ``only`` substrings."""
     out: list[SpeedCase] = []
-    for path in sorted((ROOT / "benchmarks").glob("cases_*.py")):
-        module = importlib.import_module(f"benchmarks.{path.stem}")
+    for path in sorted((ROOT / "benchmarks" / "speed").glob("cases_*.py")):
+        module = importlib.import_module(f"benchmarks.speed.{path.stem}")
         out.extend(module.cases(quick))
     if only:
         wanted = [w.lower() for w in only]
@@ -173,7 +173,9 @@ def _vs_ref(row: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.speed", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument(

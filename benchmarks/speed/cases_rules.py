@@ -1,11 +1,11 @@
-"""Speed cases of the stopping rules: one decision at n = 1,000 (issue 4).
+"""Speed cases of the stopping rules: one decision at n = 1,000.
 
 Each rule's ``check`` is timed beside a straightforward NumPy/SciPy
 implementation of the same decision. The public reference code took 1.0 ms
 (SuperFlow 1), 481 ms (SuperFlow 2), 875 ms (SuperFlow 3), 285 ms (Metior)
 and 15 ms (PT4Cloud) per decision on this machine (ANCHORS.md); each case
-carries that time as ``reference_s``, so speed.py reports the ratio to it
-(the issue's goal) beside the ratio to the anchor timed in the same run.
+carries that time as ``reference_s``, so the suite reports the ratio to it
+(the goal) beside the ratio to the anchor timed in the same run.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import numpy as np
 import scipy.stats as st
 from arch.bootstrap import optimal_block_length as arch_block_length
 
-from benchmarks.cases_comparison import pt4cloud_direct
-from benchmarks.harness import SpeedCase
+from benchmarks.speed.cases_comparison import pt4cloud_direct
+from benchmarks.speed.harness import SpeedCase
 from perfstats.rules import Metior, PT4Cloud, SuperFlow
 
 N = 1000

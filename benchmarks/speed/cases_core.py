@@ -1,4 +1,4 @@
-"""Speed cases of the core statistics (issue: core statistics)."""
+"""Speed cases of the core statistics."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from arch.bootstrap import MovingBlockBootstrap
 from arch.bootstrap import optimal_block_length as arch_block_length
 
 import perfstats
-from benchmarks.harness import SpeedCase
+from benchmarks.speed.harness import SpeedCase
 
 QUARTILES = [0.25, 0.5, 0.75]
 
@@ -76,7 +76,7 @@ def _n_cases(n: int, tag: str) -> list[SpeedCase]:
 
 
 def cases(quick: bool) -> list[SpeedCase]:
-    """Cases of the core issue; n = 1,000 unless the name says otherwise."""
+    """Cases of the core statistics; n = 1,000 unless the name says otherwise."""
     dep = _ar1(1000)
     iid = _lognormal(1000)
     out = _n_cases(1000, "")

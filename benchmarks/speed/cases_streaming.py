@@ -1,4 +1,4 @@
-"""Speed cases of streaming: ``Monitor.add`` one value at a time (issue 14).
+"""Speed cases of streaming: ``Monitor.add`` one value at a time.
 
 The anchor is the cheapest possible bookkeeping, a plain ``list.append``
 loop over the same values. The cost per add must stay flat as the history
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import SpeedCase
+from benchmarks.speed.harness import SpeedCase
 from perfstats import Monitor
 from perfstats.rules import Fixed
 

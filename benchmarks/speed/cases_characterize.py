@@ -1,4 +1,4 @@
-"""Speed case of the characterisation (issue 16): 1,000 values against a bootstrap of the median.
+"""Speed case of the characterisation: 1,000 values against a bootstrap of the median.
 
 Goal: ``perfstats.characterize`` of 1,000 values in at most 2.5 times the
 time of ``scipy.stats.bootstrap`` of their median (1,000 resamples,
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 import perfstats
-from benchmarks.cases_core import _scipy_median
-from benchmarks.harness import SpeedCase
+from benchmarks.speed.cases_core import _scipy_median
+from benchmarks.speed.harness import SpeedCase
 
 N = 1000
 

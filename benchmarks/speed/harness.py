@@ -1,7 +1,7 @@
 """Side-by-side timing of perfstats against an anchor implementation.
 
-Each ``benchmarks/cases_*.py`` module exposes ``cases(quick: bool) ->
-list[SpeedCase]``; ``benchmarks/speed.py`` collects them. The sides of a case
+Each ``benchmarks/speed/cases_*.py`` module exposes ``cases(quick: bool) ->
+list[SpeedCase]``; ``benchmarks/speed/suite.py`` collects them. The sides of a case
 (perfstats as shipped, the same perfstats call with every kernel on one
 thread, and the anchor) are timed in interleaved rounds in the same process,
 after a warm-up call that also pays numba's JIT, so that machine noise and

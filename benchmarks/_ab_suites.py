@@ -1,4 +1,8 @@
-"""A-B performance-change testing on real local targets: A/A and A/B with known slowdowns.
+"""ElastiBench's A-B suites on real local targets: A/A and A/B with known slowdowns.
+
+The ``suites`` part of ElastiBench's reproduction
+(``python -m benchmarks.reproduce_elastibench suites``), and the machinery
+(workloads, targets, duet schedule) its ``--generate`` step runs.
 
 Five deterministic Python workloads of different lengths
 (``tests/support/workloads.py``) form a suite. In the A/A suite the
@@ -31,8 +35,8 @@ the other, depending on the host, so unpinned calls are bimodal.
 
 Usage::
 
-    python benchmarks/ab_local.py [--quick] [--clock thread|wall] [--cpus last|none|0,1]
-                                  [--json out.json]
+    python -m benchmarks.reproduce_elastibench suites [--quick] [--clock thread|wall]
+                                                      [--cpus last|none|0,1] [--json out.json]
 """
 
 from __future__ import annotations
@@ -246,7 +250,7 @@ def show(rows: list[dict[str, Any]], *, header: bool = True) -> None:
         )
 
 
-def _cpus(text: str) -> list[int] | None:
+def parse_cpus(text: str) -> list[int] | None:
     if text == "none":
         return None
     if text == "last":
@@ -260,7 +264,10 @@ def _cpus(text: str) -> list[int] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.reproduce_elastibench suites",
+        description=__doc__.splitlines()[0],
+    )
     parser.add_argument("--quick", action="store_true", help="small suites, for CI")
     parser.add_argument("--clock", choices=("thread", "wall"), default="thread")
     parser.add_argument("--concurrency", type=int, default=2, help="calls in flight")
@@ -273,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
-    args.cpus = _cpus(args.cpus)
+    args.cpus = parse_cpus(args.cpus)
     if args.quick:
         args.calls, args.repeats, args.benchmarks = 5, 2, 2
     else:
@@ -321,7 +328,3 @@ def main(argv: list[str] | None = None) -> int:
         }
         Path(args.json).write_text(json.dumps(plain(out), indent=2) + "\n", encoding="utf-8")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

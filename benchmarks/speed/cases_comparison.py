@@ -1,11 +1,11 @@
-"""Speed cases of the comparison statistics (issue 3)."""
+"""Speed cases of the comparison statistics."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.stats as st
 
-from benchmarks.harness import SpeedCase
+from benchmarks.speed.harness import SpeedCase
 from perfstats.comparison.change import relative_change
 from perfstats.comparison.effects import cliffs_delta
 from perfstats.comparison.similarity import kl_similarity
