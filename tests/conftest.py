@@ -10,7 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from support.services import MotoServer, moto_server
+from support.services import (
+    MotoServer,
+    PodmanImage,
+    aws_client,
+    aws_env,
+    busybox_image,
+    moto_server,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,8 +68,8 @@ def cloud_traces(perfstats_data: Path) -> dict[str, np.ndarray]:
 SERIAL_GROUPS = {
     "podman": (
         "tests/adapters/targets/test_container.py",
-        "tests/faults/test_item11_interrupts.py",
-        "tests/security/test_item05_container_env_and_output.py",
+        "tests/faults/test_interrupts_clean_up.py",
+        "tests/security/test_container_env_and_escaped_output.py",
     ),
 }
 
@@ -72,9 +79,9 @@ def xdist_scope(nodeid: str) -> str:
 
     Examples
     --------
-    >>> xdist_scope("tests/core/test_gate.py::test_x[1]")
-    'tests/core/test_gate.py'
-    >>> xdist_scope("tests/faults/test_item11_interrupts.py::test_y")
+    >>> xdist_scope("tests/core/regression_gate/test_gate.py::test_x[1]")
+    'tests/core/regression_gate/test_gate.py'
+    >>> xdist_scope("tests/faults/test_interrupts_clean_up.py::test_y")
     'podman'
     """
     path = nodeid.split("::", 1)[0]
@@ -113,3 +120,23 @@ def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
     """A moto server (AWS APIs on loopback) shared by the tests of one module."""
     with moto_server(tmp_path_factory.mktemp("moto")) as server:
         yield server
+
+
+@pytest.fixture
+def moto_credentials(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """boto3's environment (dummy keys, region, endpoint) pointed at the moto server."""
+    for key, value in aws_env(moto.endpoint).items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(scope="module")
+def moto_lambda(moto: MotoServer) -> Any:
+    """A boto3 Lambda client of the module's moto server."""
+    return aws_client("lambda", moto.endpoint)
+
+
+@pytest.fixture(scope="module")
+def podman_image(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PodmanImage]:
+    """A busybox podman image built for the tests of one module, removed afterwards."""
+    with busybox_image(tmp_path_factory.mktemp("podman")) as image:
+        yield image

@@ -71,7 +71,7 @@ def executed(
     return {path: (out, proc) for path, out, proc in zip(paths, outs, done, strict=True)}
 
 
-def test_there_are_the_four_notebooks_of_issue_7() -> None:
+def test_there_are_the_four_notebooks() -> None:
     names = [p.name for p in PATHS]
     assert len(names) >= 4
     for topic in ("percentile_intervals", "stopping_rules", "metior", "comparing_versions"):

@@ -37,7 +37,7 @@ def test_every_podman_test_file_is_in_the_podman_group() -> None:
 
 
 def test_other_files_are_their_own_scope() -> None:
-    path = "tests/core/test_gate.py"
+    path = "tests/core/regression_gate/test_gate.py"
     assert xdist_scope(f"{path}::test_a[1]") == xdist_scope(f"{path}::test_b") == path
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -10,9 +9,6 @@ import pytest
 
 from benchmarks import reproduce_sharp
 from perfstats.rules import Rule
-
-REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("PERFSTATS_DATA", REPO.parent / "shared" / "data"))
 
 
 def test_rules_cover_the_issue() -> None:
@@ -35,9 +31,8 @@ def test_rules_cover_the_issue() -> None:
     assert all(isinstance(r, Rule) for r in reproduce_sharp.RULES.values())
 
 
-@pytest.mark.skipif(not (DATA / "scope").is_dir(), reason="real traces not available")
-def test_a_short_evaluation_gives_the_table_rows() -> None:
-    sets = reproduce_sharp.load_traces(DATA, quick=True)
+def test_a_short_evaluation_gives_the_table_rows(perfstats_data: Path) -> None:
+    sets = reproduce_sharp.load_traces(perfstats_data, quick=True)
     assert len(sets["scope"]) == 26 and len(sets["cloud"]) == 7
     small = {"scope": dict(list(sets["scope"].items())[:3]), "cloud": {}}
     name, x = min(sets["cloud"].items(), key=lambda kv: kv[1].size)

@@ -1,4 +1,4 @@
-"""One name per idea across the public API (issue 13, item 17).
+"""One name per idea across the public API.
 
 The confidence level is ``level`` (default 0.95 everywhere), resamples are
 ``n_resamples``, a rule's relative error is ``error``, a rule's interval

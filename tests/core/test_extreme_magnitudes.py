@@ -4,26 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.samples import ar1
 
 import perfstats
 
 SCALES = (2.0**-531, 1e-160, 1e160, 2.0**531)
 
 
-def _ar1(n: int, phi: float, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    e = rng.standard_normal(n)
-    x = np.empty(n)
-    x[0] = e[0]
-    for t in range(1, n):
-        x[t] = phi * x[t - 1] + e[t]
-    return 10.0 + x
-
-
 @pytest.mark.parametrize("scale", SCALES)
 @pytest.mark.parametrize("phi", [0.0, 0.6])
 def test_block_length_is_scale_free(scale: float, phi: float) -> None:
-    x = _ar1(800, phi, 7)
+    x = ar1(800, phi, 7, loc=10.0)
     base = perfstats.optimal_block_length(x)
     scaled = perfstats.optimal_block_length(x * scale)
     assert np.isfinite(scaled.circular) and np.isfinite(scaled.stationary)
@@ -34,7 +25,7 @@ def test_block_length_is_scale_free(scale: float, phi: float) -> None:
 
 
 def test_power_of_two_scaling_changes_no_bit() -> None:
-    x = _ar1(600, 0.5, 3)
+    x = ar1(600, 0.5, 3, loc=10.0)
     base = perfstats.optimal_block_length(x)
     for k in (-600, -1, 1, 600):
         b = perfstats.optimal_block_length(x * 2.0**k)
@@ -46,7 +37,7 @@ def test_power_of_two_scaling_changes_no_bit() -> None:
     "method", ["order", "order-normal", "bootstrap", "exact-bootstrap", "block"]
 )
 def test_every_interval_method_is_finite_and_equivariant(scale: float, method: str) -> None:
-    x = _ar1(400, 0.3, 11) ** 2
+    x = ar1(400, 0.3, 11, loc=10.0) ** 2
     base = perfstats.percentile_ci(x, 0.5, method=method, rng=5)
     iv = perfstats.percentile_ci(x * scale, 0.5, method=method, rng=5)
     assert np.isfinite([iv.estimate, iv.low, iv.high]).all()

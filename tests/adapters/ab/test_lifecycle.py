@@ -32,22 +32,11 @@ from perfstats.adapters.ab.lifecycle import (
 )
 from perfstats.adapters.ab.reporting_lambda import ReportingLambda
 from support.aws_proxy import aws_proxy
-from support.services import MotoServer, aws_client, aws_env
+from support.services import MotoServer, aws_client
 
-pytestmark = pytest.mark.service
+pytestmark = [pytest.mark.service, pytest.mark.usefixtures("moto_credentials")]
 REGION = "us-east-1"
 HANDLER = "def handler(event, context):\n    return event\n"
-
-
-@pytest.fixture(autouse=True)
-def credentials(moto: MotoServer, monkeypatch) -> None:
-    for key, value in aws_env(moto.endpoint).items():
-        monkeypatch.setenv(key, value)
-
-
-@pytest.fixture(scope="module")
-def client(moto: MotoServer) -> Any:
-    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
@@ -65,11 +54,11 @@ def source(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def nothing_left(client: Any) -> Iterator[None]:
+def nothing_left(moto_lambda: Any) -> Iterator[None]:
     yield
-    names = [f["FunctionName"] for f in client.list_functions()["Functions"]]
+    names = [f["FunctionName"] for f in moto_lambda.list_functions()["Functions"]]
     for name in names:  # leave the next test a clean server, then fail this one
-        client.delete_function(FunctionName=name)
+        moto_lambda.delete_function(FunctionName=name)
     assert names == [], f"functions left deployed: {names}"
 
 
@@ -78,27 +67,27 @@ def _names(client: Any) -> list[str]:
 
 
 def test_deploy_creates_waits_publishes_and_teardown_deletes(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     spec = FunctionSpec("bench", role=role, package=source, memory_mb=512, architecture="arm64")
     d = deploy(spec, region=REGION, endpoint_url=moto.endpoint)
     assert d.created and d.version == "1" and (d.memory_mb, d.architecture) == (512, "arm64")
-    found = client.get_function(FunctionName="bench", Qualifier="1")
+    found = moto_lambda.get_function(FunctionName="bench", Qualifier="1")
     assert found["Configuration"]["State"] == "Active"
     assert found["Configuration"]["MemorySize"] == 512
     assert found["Configuration"]["Architectures"] == ["arm64"]
     assert found["Tags"][OWNER_TAG] == "perfstats"
     assert teardown("bench", region=REGION, endpoint_url=moto.endpoint) is True
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
     assert teardown("bench", region=REGION, endpoint_url=moto.endpoint) is False
 
 
 def test_deploy_again_updates_code_and_configuration(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     c = lambda_client(REGION, endpoint_url=moto.endpoint)
     first = deploy(FunctionSpec("bench", role=role, package=source, memory_mb=512), client=c)
-    sha = client.get_function(FunctionName="bench")["Configuration"]["CodeSha256"]
+    sha = moto_lambda.get_function(FunctionName="bench")["Configuration"]["CodeSha256"]
     (source / "main.py").write_text(HANDLER + "# version 2\n")
     second = deploy(
         FunctionSpec("bench", role=role, package=source, memory_mb=1024, timeout_s=60,
@@ -106,7 +95,7 @@ def test_deploy_again_updates_code_and_configuration(
         client=c,
     )  # fmt: skip
     assert not second.created and (first.version, second.version) == ("1", "2")
-    config = client.get_function_configuration(FunctionName="bench", Qualifier="2")
+    config = moto_lambda.get_function_configuration(FunctionName="bench", Qualifier="2")
     assert config["MemorySize"] == 1024 and config["Timeout"] == 60
     assert config["Environment"]["Variables"] == {"MODE": "bench"}
     assert config["CodeSha256"] != sha
@@ -114,40 +103,40 @@ def test_deploy_again_updates_code_and_configuration(
     teardown(second, client=c)
 
 
-def test_container_image_deploy(moto: MotoServer, client: Any, role: str) -> None:
+def test_container_image_deploy(moto: MotoServer, moto_lambda: Any, role: str) -> None:
     uri = "123456789012.dkr.ecr.us-east-1.amazonaws.com/bench:1"
     with deployed(
         FunctionSpec("image-bench", role=role, image_uri=uri, architecture="x86_64"),
         region=REGION, endpoint_url=moto.endpoint,
     ) as d:  # fmt: skip
-        config = client.get_function(FunctionName=d.name)["Configuration"]
+        config = moto_lambda.get_function(FunctionName=d.name)["Configuration"]
         assert config["PackageType"] == "Image" and d.architecture == "x86_64"
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_a_block_that_fails_still_tears_down(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     with pytest.raises(KeyboardInterrupt):
         with deployed(FunctionSpec("bench", role=role, package=source),
                       region=REGION, endpoint_url=moto.endpoint):  # fmt: skip
-            assert _names(client) == ["bench"]
+            assert _names(moto_lambda) == ["bench"]
             raise KeyboardInterrupt
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
-def test_a_role_that_does_not_exist(moto: MotoServer, client: Any, source: Path) -> None:
+def test_a_role_that_does_not_exist(moto: MotoServer, moto_lambda: Any, source: Path) -> None:
     spec = FunctionSpec("bench", role="arn:aws:iam::123456789012:role/nobody", package=source)
     with pytest.raises(ValueError, match="role arn:aws:iam::123456789012:role/nobody does not"):
         with deployed(spec, region=REGION, endpoint_url=moto.endpoint):
             pytest.fail("deployed with a missing role")
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_a_function_perfstats_did_not_create_is_never_touched(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
-    client.create_function(
+    moto_lambda.create_function(
         FunctionName="theirs", Runtime="python3.11", Role=role, Handler="main.handler",
         Code={"ZipFile": package(source)}, MemorySize=256,
     )  # fmt: skip
@@ -160,16 +149,16 @@ def test_a_function_perfstats_did_not_create_is_never_touched(
                 pytest.fail("deployed over a foreign function")
         with pytest.raises(ValueError, match="never changes or deletes it"):
             teardown("theirs", region=REGION, endpoint_url=moto.endpoint)
-        config = client.get_function_configuration(FunctionName="theirs")
+        config = moto_lambda.get_function_configuration(FunctionName="theirs")
         assert config["MemorySize"] == 256
-        assert [v["Version"] for v in client.list_versions_by_function(
+        assert [v["Version"] for v in moto_lambda.list_versions_by_function(
             FunctionName="theirs")["Versions"]] == ["$LATEST"]  # fmt: skip
     finally:
-        client.delete_function(FunctionName="theirs")
+        moto_lambda.delete_function(FunctionName="theirs")
 
 
 def test_a_package_over_the_upload_limit(
-    moto: MotoServer, client: Any, role: str, tmp_path: Path
+    moto: MotoServer, moto_lambda: Any, role: str, tmp_path: Path
 ) -> None:
     big = tmp_path / "big"
     big.mkdir()
@@ -179,7 +168,7 @@ def test_a_package_over_the_upload_limit(
     with pytest.raises(ValueError, match=r"MB zipped; Lambda takes at most 50 MB"):
         deploy(FunctionSpec("bench", role=role, package=big), region=REGION,
                endpoint_url=moto.endpoint)  # fmt: skip
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_missing_credentials_or_region(moto: MotoServer, monkeypatch, tmp_path: Path,
@@ -200,7 +189,7 @@ def test_missing_credentials_or_region(moto: MotoServer, monkeypatch, tmp_path: 
         deploy(spec, endpoint_url=moto.endpoint)
 
 
-def test_throttled_calls_are_retried(moto: MotoServer, client: Any, role: str,
+def test_throttled_calls_are_retried(moto: MotoServer, moto_lambda: Any, role: str,
                                      source: Path) -> None:  # fmt: skip
     throttled = {"n": 0}
 
@@ -217,11 +206,11 @@ def test_throttled_calls_are_retried(moto: MotoServer, client: Any, role: str,
         assert proxy.count(429) == 2 and d.version == "1"
         assert proxy.count(201, "/functions") >= 1  # the third attempt created it
         assert teardown(d, client=lambda_client(REGION, endpoint_url=proxy.endpoint))
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_throttled_beyond_the_retries_is_an_error_and_leaves_nothing(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     def rule(method: str, path: str) -> str | None:
         return "throttle" if method == "POST" and "/versions" in path else None
@@ -233,11 +222,11 @@ def test_throttled_beyond_the_retries_is_an_error_and_leaves_nothing(
             deploy(FunctionSpec("bench", role=role, package=source), client=c)
         assert proxy.count(429, "/versions") == 3
     # It was created before publishing failed, and deleted again.
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_reporting_lambda_calls_the_published_version(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     with deployed(FunctionSpec("bench", role=role, package=source, memory_mb=1024),
                   region=REGION, endpoint_url=moto.endpoint) as d:  # fmt: skip
@@ -256,7 +245,7 @@ def test_reporting_lambda_calls_the_published_version(
     echoed = df["error"].iloc[0]
     assert '"benchmark": "a"' in echoed
     assert json.loads(df["extra"].iloc[0])["status_code"] == 200
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_throttled_invocations_are_recorded_as_failures(
@@ -292,7 +281,7 @@ def test_package_zips_a_directory(source: Path, tmp_path: Path) -> None:
 
 
 def test_a_misspelt_access_keyword_is_refused_before_anything_is_made(
-    moto: MotoServer, client: Any, role: str, source: Path
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path
 ) -> None:
     spec = FunctionSpec("bench", role=role, package=source)
     with pytest.raises(TypeError, match="unexpected keyword argument 'regoin'"):
@@ -301,5 +290,5 @@ def test_a_misspelt_access_keyword_is_refused_before_anything_is_made(
         with deployed(spec, region=REGION, endpoint=moto.endpoint):
             pytest.fail("deployed with a misspelt keyword")
     with pytest.raises(TypeError, match="'clinet'"):
-        teardown("bench", clinet=client)
-    assert _names(client) == []
+        teardown("bench", clinet=moto_lambda)
+    assert _names(moto_lambda) == []

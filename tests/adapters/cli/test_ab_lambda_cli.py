@@ -29,20 +29,9 @@ from support.services import MotoServer, aws_client, aws_env
 
 from perfstats import faas_cost
 
-pytestmark = pytest.mark.service
+pytestmark = [pytest.mark.service, pytest.mark.usefixtures("moto_credentials")]
 REGION = "us-east-1"
 NAME = "perfstats-ab-bench"
-
-
-@pytest.fixture(autouse=True)
-def credentials(moto: MotoServer, monkeypatch) -> None:
-    for key, value in aws_env(moto.endpoint).items():
-        monkeypatch.setenv(key, value)
-
-
-@pytest.fixture(scope="module")
-def client(moto: MotoServer) -> Any:
-    return aws_client("lambda", moto.endpoint)
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +41,11 @@ def role(moto: MotoServer) -> str:
 
 
 @pytest.fixture(autouse=True)
-def nothing_left(client: Any) -> Iterator[None]:
+def nothing_left(moto_lambda: Any) -> Iterator[None]:
     yield
-    names = [f["FunctionName"] for f in client.list_functions()["Functions"]]
+    names = [f["FunctionName"] for f in moto_lambda.list_functions()["Functions"]]
     for name in names:
-        client.delete_function(FunctionName=name)
+        moto_lambda.delete_function(FunctionName=name)
     assert names == [], f"functions left deployed: {names}"
 
 
@@ -101,25 +90,25 @@ def _names(client: Any) -> list[str]:
     return [f["FunctionName"] for f in client.list_functions()["Functions"]]
 
 
-def test_deploy_and_teardown_commands(capsys, moto: MotoServer, client: Any, role: str,
+def test_deploy_and_teardown_commands(capsys, moto: MotoServer, moto_lambda: Any, role: str,
                                       tmp_path: Path) -> None:  # fmt: skip
     config = _config(tmp_path, role, moto.endpoint)
     assert main(["ab", "deploy", str(config)]) == 0
     out = capsys.readouterr().out
     assert f"function {NAME} created, version 1 published (1024 MB, arm64)" in out
-    assert _names(client) == [NAME]
+    assert _names(moto_lambda) == [NAME]
     assert main(["ab", "deploy", str(config), "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["created"] is False and again["version"] == "2"
     assert main(["ab", "teardown", str(config)]) == 0
     assert f"{NAME}: deleted" in capsys.readouterr().out
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
     assert main(["ab", "teardown", str(config)]) == 0
     assert "nothing to delete" in capsys.readouterr().out
 
 
 def test_one_shot_run_deploys_runs_three_calls_and_tears_down(
-    capsys, moto: MotoServer, client: Any, role: str, tmp_path: Path
+    capsys, moto: MotoServer, moto_lambda: Any, role: str, tmp_path: Path
 ) -> None:
     config = _config(tmp_path, role, moto.endpoint)
     record = tmp_path / "ab.csv"
@@ -128,9 +117,9 @@ def test_one_shot_run_deploys_runs_three_calls_and_tears_down(
     took = time.monotonic() - started
     out, err = capsys.readouterr()
     assert code == 0, err
-    # The bound for the whole cycle on moto (it takes a few seconds here).
+    # The bound for the whole cycle on moto (it takes a few seconds here).
     assert took < 30, f"deploy, 3 calls and teardown took {took:.1f} s"
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
     assert f"function {NAME} version 1 (1024 MB, arm64), deployed for the run and deleted" in out
     df = read_ab_record(record)
     assert sorted(set(df["call"])) == [1, 2, 3] and len(df) == 6
@@ -145,17 +134,17 @@ def test_one_shot_run_deploys_runs_three_calls_and_tears_down(
 
 
 def test_one_shot_with_a_missing_role_leaves_nothing(
-    capsys, moto: MotoServer, client: Any, tmp_path: Path
+    capsys, moto: MotoServer, moto_lambda: Any, tmp_path: Path
 ) -> None:
     config = _config(tmp_path, "arn:aws:iam::123456789012:role/missing", moto.endpoint)
     assert main(["ab", str(config), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "role arn:aws:iam::123456789012:role/missing does not exist" in err
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_a_price_table_without_a_date_fails_before_deploying(
-    capsys, moto: MotoServer, client: Any, role: str, tmp_path: Path
+    capsys, moto: MotoServer, moto_lambda: Any, role: str, tmp_path: Path
 ) -> None:
     config = _config(tmp_path, role, moto.endpoint)
     prices = tmp_path / "prices.json"
@@ -163,12 +152,12 @@ def test_a_price_table_without_a_date_fails_before_deploying(
                                   "per_million_requests": 0.2}))  # fmt: skip
     assert main(["ab", str(config), "--prices", str(prices), "--no-progress"]) == 2
     assert "has no 'date'" in capsys.readouterr().err
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_an_interrupted_run_tears_down(
-    moto: MotoServer, client: Any, role: str, tmp_path: Path, signum: int
+    moto: MotoServer, moto_lambda: Any, role: str, tmp_path: Path, signum: int
 ) -> None:
     def slow_invocations(method: str, path: str) -> float | None:
         return 1.5 if "/invocations" in path else None
@@ -185,7 +174,7 @@ def test_an_interrupted_run_tears_down(
             while not proxy.count(200, "/invocations") and time.monotonic() < deadline:
                 assert proc.poll() is None, proc.communicate()
                 time.sleep(0.05)
-            assert _names(client) == [NAME]  # deployed and calling
+            assert _names(moto_lambda) == [NAME]  # deployed and calling
             proc.send_signal(signum)
             _, err = proc.communicate(timeout=60)
         finally:
@@ -196,11 +185,11 @@ def test_an_interrupted_run_tears_down(
         assert b"interrupted" in err
         assert any(m == "DELETE" and s == 204 for m, _, s in proxy.seen)
         assert proxy.count(200, "/invocations") < 20  # it stopped before the end
-    assert _names(client) == []
+    assert _names(moto_lambda) == []
 
 
 def test_a_deploy_interrupted_while_waiting_leaves_nothing(
-    moto: MotoServer, client: Any, role: str, tmp_path: Path
+    moto: MotoServer, moto_lambda: Any, role: str, tmp_path: Path
 ) -> None:
     def slow_lookups(method: str, path: str) -> float | None:
         # The waiter polls GetFunction: slow it so the signal lands in the wait.
@@ -228,4 +217,4 @@ def test_a_deploy_interrupted_while_waiting_leaves_nothing(
         assert not any("/versions" in p for _, p, _ in proxy.seen)  # stopped before publishing
         assert not any("/invocations" in p for _, p, _ in proxy.seen)
         assert any(m == "DELETE" and s == 204 for m, _, s in proxy.seen)
-    assert _names(client) == []
+    assert _names(moto_lambda) == []

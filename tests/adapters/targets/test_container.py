@@ -8,25 +8,18 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 from perfstats.adapters import Container, read_record, run
 from perfstats.adapters.targets.container import LABEL
-from support.services import PodmanImage, busybox_image
+from support.services import PodmanImage
 
 from perfstats.rules import Fixed
 
 
-@pytest.fixture(scope="module")
-def image(tmp_path_factory) -> Iterator[PodmanImage]:
-    with busybox_image(tmp_path_factory.mktemp("podman")) as img:
-        yield img
-
-
 @pytest.fixture(autouse=True)
-def containers_conf(image: PodmanImage, monkeypatch) -> None:
-    monkeypatch.setenv("CONTAINERS_CONF", str(image.containers_conf))
+def containers_conf(podman_image: PodmanImage, monkeypatch) -> None:
+    monkeypatch.setenv("CONTAINERS_CONF", str(podman_image.containers_conf))
 
 
 def _leftovers(session: str) -> list[str]:
@@ -38,8 +31,10 @@ def _leftovers(session: str) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["cold", "warm"])
-def test_modes_measure_and_leave_no_container(image: PodmanImage, mode: str, tmp_path) -> None:
-    target = Container(image.image, ["/bin/echo", "hi"], mode=mode, network="none")
+def test_modes_measure_and_leave_no_container(
+    podman_image: PodmanImage, mode: str, tmp_path
+) -> None:
+    target = Container(podman_image.image, ["/bin/echo", "hi"], mode=mode, network="none")
     result = run(target, Fixed(n=4), record=tmp_path / "c.csv", progress=False)
     df = result.measurements
     assert (df["status"] == "ok").all() and len(df) == 4 and (df["value"] > 0).all()
@@ -47,8 +42,8 @@ def test_modes_measure_and_leave_no_container(image: PodmanImage, mode: str, tmp
     assert _leftovers(target.session) == []
 
 
-def test_reported_value_inside_the_container(image: PodmanImage) -> None:
-    with Container(image.image, ["/bin/sh", "-c", "echo took=$((6*7))"], mode="warm",
+def test_reported_value_inside_the_container(podman_image: PodmanImage) -> None:
+    with Container(podman_image.image, ["/bin/sh", "-c", "echo took=$((6*7))"], mode="warm",
                    network="none", regex=r"took=(\d+)", unit="ms") as target:  # fmt: skip
         m = target.invoke()
         assert m.ok and m.value == 42.0 and m.cold is False
@@ -56,11 +51,11 @@ def test_reported_value_inside_the_container(image: PodmanImage) -> None:
     assert _leftovers(target.session) == []
 
 
-def test_failures_and_timeouts_are_recorded_and_cleaned_up(image: PodmanImage) -> None:
-    target = Container(image.image, ["/bin/sh", "-c", "exit 7"], network="none")
+def test_failures_and_timeouts_are_recorded_and_cleaned_up(podman_image: PodmanImage) -> None:
+    target = Container(podman_image.image, ["/bin/sh", "-c", "exit 7"], network="none")
     m = target.invoke()
     assert m.status == "error" and m.error is not None and m.error.startswith("exit status 7")
-    slow = Container(image.image, ["/bin/sleep", "30"], network="none", timeout=1.5)
+    slow = Container(podman_image.image, ["/bin/sleep", "30"], network="none", timeout=1.5)
     m = slow.invoke()
     assert m.status == "timeout" and m.value is None
     slow.close()
@@ -77,15 +72,17 @@ def test_bad_image_or_engine_fail_before_running() -> None:
         Container("x", ["/bin/true"], mode="tepid")
 
 
-def test_interrupting_the_cli_removes_the_warm_container(image: PodmanImage, tmp_path) -> None:
+def test_interrupting_the_cli_removes_the_warm_container(
+    podman_image: PodmanImage, tmp_path
+) -> None:
     path = tmp_path / "i.csv"
     cmd = [
         sys.executable, "-m", "perfstats.adapters.cli", "run", "--rule", "fixed", "-r", "n=500",
-        "--target", "container", "-t", f"image={image.image}", "-t", "mode=warm",
+        "--target", "container", "-t", f"image={podman_image.image}", "-t", "mode=warm",
         "-t", "network=none", "--record", str(path), "--no-progress", "--json",
         "--", "/bin/sleep", "0.05",
     ]  # fmt: skip
-    env = {**os.environ, "CONTAINERS_CONF": str(image.containers_conf)}
+    env = {**os.environ, "CONTAINERS_CONF": str(podman_image.containers_conf)}
     proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 90
     while not path.exists() or path.read_text().count("\n") < 4:

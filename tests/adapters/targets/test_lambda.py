@@ -16,32 +16,22 @@ import pytest
 from perfstats.adapters import LambdaFunction, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
-from support.services import MotoServer, aws_client, aws_env
+from support.services import MotoServer, aws_client
 
 from perfstats.rules import Fixed
 
+pytestmark = pytest.mark.usefixtures("moto_credentials")
 REGION = "us-east-1"
 
 
-@pytest.fixture(autouse=True)
-def credentials(moto: MotoServer, monkeypatch) -> None:
-    for key, value in aws_env(moto.endpoint).items():
-        monkeypatch.setenv(key, value)
-
-
 @pytest.fixture(scope="module")
-def client(moto: MotoServer) -> Any:
-    return aws_client("lambda", moto.endpoint)
-
-
-@pytest.fixture(scope="module")
-def function(moto: MotoServer, client: Any) -> str:
+def function(moto: MotoServer, moto_lambda: Any) -> str:
     iam = aws_client("iam", moto.endpoint)
     role = iam.create_role(RoleName="perfstats-test", AssumeRolePolicyDocument="{}")
     code = io.BytesIO()
     with zipfile.ZipFile(code, "w") as z:
         z.writestr("main.py", "def handler(event, context):\n    return event\n")
-    client.create_function(
+    moto_lambda.create_function(
         FunctionName="echo", Runtime="python3.11", Role=role["Role"]["Arn"],
         Handler="main.handler", Code={"ZipFile": code.getvalue()},
         Environment={"Variables": {"MODE": "bench"}},
@@ -73,20 +63,20 @@ def test_without_a_report_line_duration_is_an_error_not_a_value(moto, function, 
     assert df["status"].tolist() == ["error", "error"] and df["value"].isna().all()
 
 
-def test_force_cold_changes_the_configuration_each_time(moto, function, client) -> None:
+def test_force_cold_changes_the_configuration_each_time(moto, function, moto_lambda) -> None:
     target = _target(moto, function, metric="wall", force_cold=True)
     seen = []
     for _ in range(3):
         m = target.invoke()
         assert m.ok and m.extra["forced_cold"] is True
-        variables = client.get_function_configuration(FunctionName=function)["Environment"][
+        variables = moto_lambda.get_function_configuration(FunctionName=function)["Environment"][
             "Variables"
         ]
         assert variables["MODE"] == "bench"  # the function's own variables are kept
         seen.append(variables[COLD_VARIABLE])
     assert len(set(seen)) == 3
     target.close()
-    restored = client.get_function_configuration(FunctionName=function)["Environment"]
+    restored = moto_lambda.get_function_configuration(FunctionName=function)["Environment"]
     assert restored["Variables"] == {"MODE": "bench"}
 
 
