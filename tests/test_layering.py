@@ -314,7 +314,8 @@ def test_the_core_top_level_holds_few_public_entries() -> None:
     entries = sorted(
         p.stem if p.is_file() else p.name
         for p in CORE.iterdir()
-        if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or (p / "__init__.py").exists())
+        if not p.name.startswith(("_", "."))
+        and (p.suffix == ".py" or (p / "__init__.py").exists())
     )
     assert set(entries) == set(CORE_ALLOWED), f"public entries of perfstats/: {entries}"
     assert len(entries) + 1 <= MAX_PUBLIC_TOP_LEVEL  # and __init__
@@ -377,7 +378,10 @@ def _confusable(a: str, b: str) -> bool:
     a, b = a.lstrip("_"), b.lstrip("_")
     if a.rstrip("s") == b.rstrip("s"):
         return True
-    return a.startswith(b + "_") or b.startswith(a + "_") or a.endswith("_" + b) or b.endswith("_" + a)
+    return any(
+        long.startswith(short + "_") or long.endswith("_" + short)
+        for short, long in ((a, b), (b, a))
+    )
 
 
 def test_core_module_names_are_not_confusable() -> None:
@@ -388,10 +392,11 @@ def test_core_module_names_are_not_confusable() -> None:
             for m, p in CORE_MODULES.items()
             if p.name != "__init__.py" and "_kernels" not in m.split(".")
         }
-        | {m.split(".")[-1] for m, p in CORE_MODULES.items() if p.name == "__init__.py"} - {"perfstats"}
+        | {m.split(".")[-1] for m, p in CORE_MODULES.items() if p.name == "__init__.py"}
+        - {"perfstats"}
     )
     modules: dict[str, list[str]] = {}
-    for m, p in CORE_MODULES.items():
+    for m in CORE_MODULES:
         if "_kernels" not in m.split(".") and m != "perfstats":
             modules.setdefault(m.split(".")[-1], []).append(m)
     bad = [f"{a} / {b}" for i, a in enumerate(names) for b in names[i + 1 :] if _confusable(a, b)]
