@@ -11,7 +11,7 @@ from benchmarks import reproduce_sharp
 from perfstats.rules import Rule
 
 
-def test_rules_cover_the_issue() -> None:
+def test_protocol_c_scores_every_sharp_rule_and_the_baselines() -> None:
     wanted = {
         "Fixed-100",
         "SHARP-CI-0.05",
