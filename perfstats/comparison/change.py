@@ -28,7 +28,7 @@ from .._kernels.random import mix64
 from .._quantiles import parse_statistic
 from .._rng import stream_key
 from .._validation import FloatArray, as_sample, check_int, check_level
-from ..precision._resampling import check_engine, iid_quantiles, sort_order, use_order_engine
+from ..precision.bootstrap import check_engine, iid_quantiles, sort_order, use_order_engine
 
 __all__ = ["ChangeAgreement", "RelativeChange", "change_agreement", "relative_change"]
 

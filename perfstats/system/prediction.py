@@ -304,7 +304,7 @@ def predict_regression(
     n = check_int(n_requests, "n_requests", minimum=10)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    changed_model = model._unchecked_with_demand_factors(demand_factors)
+    changed_model = model.with_demand_factors(demand_factors, allow_unstable=True)
     changed = any(
         a.demands != b.demands for a, b in zip(model.stations, changed_model.stations, strict=True)
     )
