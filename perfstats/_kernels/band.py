@@ -29,7 +29,6 @@ from .quantile import lerp, linear_position
 from .random import hi_index, next_u64, stream_state
 from .resample import (
     CIRCULAR,
-    MOVING,
     STATIONARY,
     counted_quantiles,
     quantile_work,
@@ -94,16 +93,6 @@ def _band_resample(
 ) -> int:
     """One resample's band counts; the draws mirror ``resample.fill_counts``. Returns m."""
     m = 0
-    if kind == MOVING:
-        b = int(block)
-        starts = n - b + 1
-        while m < n:
-            state, v = next_u64(state)
-            start = hi_index(v, starts)
-            take = min(b, n - m)
-            _add_segment(start, start + take, below, prefix, member_slot, band_counts)
-            m += take
-        return m
     if kind == CIRCULAR:
         b = int(block)
         while m < n:
@@ -121,14 +110,17 @@ def _band_resample(
             _add_wrapped(pos, take, n, below, prefix, member_slot, band_counts)
             m += take
         return m
-    # SuperFlow's moving-block variant.
+    # Moving blocks and SuperFlow's variant: no block wraps; the last one is
+    # cut short (never for SuperFlow, whose resamples are whole blocks).
     b = int(block)
-    starts = n - b
-    for _ in range((n - b) // b):
+    starts = window_starts(kind, n, b)
+    size = resample_size(kind, n, b)
+    while m < size:
         state, v = next_u64(state)
         start = hi_index(v, starts)
-        _add_segment(start, start + b, below, prefix, member_slot, band_counts)
-        m += b
+        take = min(b, size - m)
+        _add_segment(start, start + take, below, prefix, member_slot, band_counts)
+        m += take
     return m
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from .quantile import lerp, linear_position
 from .random import hi_index, nth_u64, stream_state
-from .resample import CIRCULAR, SUPERFLOW
+from .resample import resample_size, window_starts
 from .twins import CHUNKS, twins
 
 # 16 ranks per fine group (one bit each in a window's uint16 mask) and 16
@@ -236,29 +236,24 @@ def _table_chunk(
     # for negative indices (about a tenth of the kernel's time).
     starts = np.empty(n // b + 1, np.uint64)
     found = np.empty(n // b + 1, np.uint64)
-    circular = kind == CIRCULAR
     # The first coarse column at or past the last rank; when the columns
     # below it fit in the first word (ranks < 1024), only that word of a row
     # needs summing.
     full = ((sorted_x.size - 1) >> COARSE) + 1
     one_word = full <= 4
+    # The blocks of resample.fill_counts: the full ones, then the last,
+    # shorter one (none for SuperFlow, whose resamples stop short of n).
+    span = window_starts(kind, n, b)
+    m = resample_size(kind, n, b)
+    n_blocks = m // b
+    tail_take = m - n_blocks * b
     for r in range(first, last):
         state = stream_state(key, r)
-        # The draws of resample.fill_counts: the full blocks, then the last,
-        # shorter one. Draw k of a stream is a function of k alone, so a
-        # counted loop, which the compiler vectorises (twice as fast as
-        # stepping the state), gives the same starts.
-        if kind == SUPERFLOW:
-            n_blocks = (n - b) // b
-            span = n - b
-            tail_take = 0
-        else:
-            n_blocks = n // b
-            span = n if circular else n - b + 1
-            tail_take = n - n_blocks * b
+        # Draw k of a stream is a function of k alone, so a counted loop,
+        # which the compiler vectorises (twice as fast as stepping the
+        # state), gives the starts of resample.fill_counts.
         for k in range(n_blocks + (tail_take > 0)):
             starts[k] = np.uint64(hi_index(nth_u64(state, k), span))
-        m = n_blocks * b + tail_take
         if tail_take > 0:
             # Few points, each counted alone below, rather than a table for
             # every start and length.

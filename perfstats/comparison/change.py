@@ -28,7 +28,7 @@ from .._kernels.random import mix64
 from .._quantiles import parse_statistic
 from .._rng import stream_key
 from .._validation import FloatArray, as_sample, check_int, check_level
-from ..precision._resampling import check_engine, iid_quantiles, sort_order, use_order_engine
+from ..precision.bootstrap import check_engine, iid_quantiles, sort_order, use_order_engine
 
 __all__ = ["ChangeAgreement", "RelativeChange", "change_agreement", "relative_change"]
 
@@ -278,6 +278,61 @@ def relative_change(
     >>> ratios.contains(0.10), ratios.high - ratios.low < joint.high - joint.low
     (True, True)
     """
+    inputs = _relative_change_iv(
+        baseline, candidate, statistic, level, paired, groups, per_pair, n_resamples, engine
+    )
+    key = stream_key(rng)
+    if inputs.order_statistics:
+        dist = _order_statistic_distribution(inputs, key)
+    elif paired:
+        dist = _paired_distribution(inputs, key)
+    else:
+        dist = _unpaired_distribution(inputs, key)
+    return _result(
+        inputs.baseline, inputs.candidate, dist, inputs.kind, inputs.q, inputs.level,
+        inputs.label, paired, groups, per_pair, inputs.n_resamples,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _ChangeInputs:
+    """The validated arguments of :func:`relative_change`.
+
+    With ``per_pair`` the candidate holds the per-pair ratios and the
+    baseline ones: the statistic of the ratios over a baseline of ones, so
+    that every engine returns ``stat(ratios*) / 1 - 1`` for a resample.
+    """
+
+    baseline: FloatArray
+    candidate: FloatArray
+    kind: int
+    q: float
+    label: str
+    level: float
+    n_resamples: int
+    engine: str
+    per_pair: bool
+    # Drawn by the order statistics of i.i.d. resamples (a quantile without
+    # groups, unpaired or per pair) rather than by counting resampled points.
+    order_statistics: bool
+    # ``(members, starts)`` of the baseline's groups (of the pairs' when
+    # paired) and of the candidate's; None where the engine needs none.
+    baseline_groups: tuple[IntArray, IntArray] | None
+    candidate_groups: tuple[IntArray, IntArray] | None
+
+
+def _relative_change_iv(
+    baseline: Any,
+    candidate: Any,
+    statistic: Any,
+    level: Any,
+    paired: Any,
+    groups: Any,
+    per_pair: Any,
+    n_resamples: Any,
+    engine: Any,
+) -> _ChangeInputs:
+    """Validate and normalise :func:`relative_change`'s arguments (errors name the argument)."""
     xb = as_sample(baseline, "baseline")
     xc = as_sample(candidate, "candidate")
     if not bool(np.all(xb > 0)):
@@ -303,64 +358,87 @@ def relative_change(
         raise ValueError(
             f"paired=True needs baseline and candidate of equal length, got {xb.size} and {xc.size}"
         )
-    order_ok = kind == QUANTILE and groups is None and (per_pair or not paired)
+    order_ok = bool(kind == QUANTILE and groups is None and (per_pair or not paired))
     eng = check_engine(engine, iid=order_ok, quantiles=order_ok)
-    key = stream_key(rng)
-    if order_ok and use_order_engine(eng):
-        qs = np.array([q])
-        if per_pair:
-            # As below: the statistic of the ratios over a baseline of ones.
-            xc = xc / xb
-            xb = np.ones_like(xb)
-            dist = iid_quantiles(np.sort(xc), qs, b, key, eng)[:, 0] - 1.0
-        else:
-            # Independent samples draw from independent keys.
-            base = iid_quantiles(np.sort(xb), qs, b, key, eng)[:, 0]
-            cand = iid_quantiles(
-                np.sort(xc), qs, b, np.uint64(mix64(key ^ np.uint64(0x5851F42D4C957F2D))), eng
-            )[:, 0]
-            dist = cand / base - 1.0
-        return _result(xb, xc, dist, kind, q, lvl, label, paired, groups, per_pair, b)
-    # Observations are relabelled so that counts are indexed in sorted order
-    # of the baseline (and, unpaired, of the candidate): the kernels' passes
-    # over the counts then read memory in sequence.
+    order_statistics = order_ok and use_order_engine(eng)
+    grouping_b = grouping_c = None
+    if not order_statistics:
+        grouping_b, grouping_c = _groupings(groups, bool(paired), xb.size, xc.size)
+    if per_pair:
+        xc = xc / xb
+        xb = np.ones_like(xb)
+    return _ChangeInputs(
+        xb, xc, kind, q, label, lvl, b, eng, bool(per_pair), order_statistics,
+        grouping_b, grouping_c,
+    )  # fmt: skip
+
+
+def _order_statistic_distribution(inputs: _ChangeInputs, key: np.uint64) -> FloatArray:
+    """The resampled changes of a quantile, by the order statistics of i.i.d. resamples."""
+    qs = np.array([inputs.q])
+    b, eng = inputs.n_resamples, inputs.engine
+    if inputs.per_pair:
+        return iid_quantiles(np.sort(inputs.candidate), qs, b, key, eng)[:, 0] - 1.0
+    # Independent samples draw from independent keys.
+    base = iid_quantiles(np.sort(inputs.baseline), qs, b, key, eng)[:, 0]
+    cand_key = np.uint64(mix64(key ^ np.uint64(0x5851F42D4C957F2D)))
+    cand = iid_quantiles(np.sort(inputs.candidate), qs, b, cand_key, eng)[:, 0]
+    return cand / base - 1.0
+
+
+def _groupings(
+    groups: Any, paired: bool, n_baseline: int, n_candidate: int
+) -> tuple[tuple[IntArray, IntArray], tuple[IntArray, IntArray] | None]:
+    """``(members, starts)`` of the baseline's (or the pairs') groups and of the candidate's."""
     if paired:
-        members, starts = (
-            _one_group(xb.size) if groups is None else _grouping(groups, xb.size, "groups")
+        return (
+            _one_group(n_baseline) if groups is None else _grouping(groups, n_baseline, "groups")
+        ), None
+    if groups is None:
+        return _one_group(n_baseline), _one_group(n_candidate)
+    if not (isinstance(groups, tuple) and len(groups) == 2):
+        raise ValueError(
+            "groups for unpaired samples must be a tuple (baseline_groups, candidate_groups); "
+            f"got {type(groups).__name__}"
         )
-        if per_pair:
-            # The statistic of the ratios over a baseline of ones: the joint
-            # kernel then returns stat(ratios*) / 1 - 1 for each resample.
-            xc = xc / xb
-            xb = np.ones_like(xb)
-        ob = sort_order(xb)
-        rank = _inverse(ob)
-        sb, sc = xb[ob], xc[ob]
-        oc = sort_order(sc)
-        dist = paired_changes(
-            sb, _identity(xb.size), sc, oc, rank[members], starts, kind, q, b, key
-        )
-    else:
-        if groups is None:
-            mb, gb = _one_group(xb.size)
-            mc, gc = _one_group(xc.size)
-        else:
-            if not (isinstance(groups, tuple) and len(groups) == 2):
-                raise ValueError(
-                    "groups for unpaired samples must be a tuple "
-                    "(baseline_groups, candidate_groups); "
-                    f"got {type(groups).__name__}"
-                )
-            mb, gb = _grouping(groups[0], xb.size, "groups[0]")
-            mc, gc = _grouping(groups[1], xc.size, "groups[1]")
-        ob = sort_order(xb)
-        oc = sort_order(xc)
-        dist = unpaired_changes(
-            xb[ob], _identity(xb.size), _inverse(ob)[mb], gb,
-            xc[oc], _identity(xc.size), _inverse(oc)[mc], gc,
-            kind, q, b, key,
-        )  # fmt: skip
-    return _result(xb, xc, dist, kind, q, lvl, label, paired, groups, per_pair, b)
+    return (
+        _grouping(groups[0], n_baseline, "groups[0]"),
+        _grouping(groups[1], n_candidate, "groups[1]"),
+    )
+
+
+# Observations are relabelled so that counts are indexed in sorted order of
+# the baseline (and, unpaired, of the candidate): the kernels' passes over
+# the counts then read memory in sequence.
+
+
+def _paired_distribution(inputs: _ChangeInputs, key: np.uint64) -> FloatArray:
+    """The resampled changes of pairs drawn jointly (in groups of pairs, if any)."""
+    assert inputs.baseline_groups is not None
+    members, starts = inputs.baseline_groups
+    xb, xc = inputs.baseline, inputs.candidate
+    ob = sort_order(xb)
+    rank = _inverse(ob)
+    sb, sc = xb[ob], xc[ob]
+    oc = sort_order(sc)
+    return paired_changes(
+        sb, _identity(xb.size), sc, oc, rank[members], starts,
+        inputs.kind, inputs.q, inputs.n_resamples, key,
+    )  # fmt: skip
+
+
+def _unpaired_distribution(inputs: _ChangeInputs, key: np.uint64) -> FloatArray:
+    """The resampled changes of two samples drawn independently (each in its groups, if any)."""
+    assert inputs.baseline_groups is not None and inputs.candidate_groups is not None
+    (mb, gb), (mc, gc) = inputs.baseline_groups, inputs.candidate_groups
+    xb, xc = inputs.baseline, inputs.candidate
+    ob = sort_order(xb)
+    oc = sort_order(xc)
+    return unpaired_changes(
+        xb[ob], _identity(xb.size), _inverse(ob)[mb], gb,
+        xc[oc], _identity(xc.size), _inverse(oc)[mc], gc,
+        inputs.kind, inputs.q, inputs.n_resamples, key,
+    )  # fmt: skip
 
 
 def _result(

@@ -333,67 +333,97 @@ def schedule(
     >>> 1.0 <= s.runs_per_hour < 12.0
     True
     """
+    thr, data, periods = _schedule_iv(traces, sampling_interval, threshold, candidates, min_runs)
+    evidence = [_trace_evidence(*trace) for trace in data]
+    diffs = _acf_differences(data, evidence, periods)
+    chosen, limited_by = _longest_period(diffs, periods, data, thr)
+    return Schedule(
+        interval_s=max(e.block_s for e in evidence),
+        period_s=float(chosen),
+        threshold=thr,
+        traces=tuple(evidence),
+        candidates_s=tuple(float(p) for p in periods),
+        acf_differences=diffs,
+        limited_by=limited_by,
+    )
+
+
+# A pilot trace as the schedule reads it: name, seconds since its first run,
+# values, and the interval between runs.
+_Pilot = tuple[str, FloatArray, FloatArray, float]
+
+
+def _schedule_iv(
+    traces: Any, sampling_interval: Any, threshold: Any, candidates: Any, min_runs: Any
+) -> tuple[float, list[_Pilot], list[float]]:
+    """Validate :func:`schedule`'s arguments: the threshold, the pilots, the periods to try."""
     thr = check_positive(threshold, "threshold")
     keep = check_int(min_runs, "min_runs", minimum=3)
     named = _traces(traces)
     given = _intervals(sampling_interval, [n for n, _ in named])
-    data: list[tuple[str, FloatArray, FloatArray, float]] = []
-    evidence: list[TraceSchedule] = []
-    for name, trace in named:
-        label = f"traces[{name!r}]"
-        times = _time_index(trace)
-        values = as_sample(trace.to_numpy() if times is not None else trace, label,
-                           min_size=MIN_SIZE)  # fmt: skip
-        if times is not None:
-            if given[name] is not None:
-                raise ValueError(
-                    f"{label} is indexed by time; do not also give its sampling_interval"
-                )
-            gaps = np.diff(times)
-            if not bool(np.all(gaps > 0)):
-                raise ValueError(f"{label} must have a strictly increasing time index")
-            dt = float(np.median(gaps))
-        else:
-            dt_given = given[name]
-            if dt_given is None:
-                raise ValueError(
-                    f"{label} has no time index; give sampling_interval (seconds or timedelta)"
-                )
-            dt = dt_given
-            times = np.arange(values.size, dtype=np.float64) * dt
-        if values.max() == values.min():
-            raise ValueError(f"{label} is constant; its autocorrelation is undefined")
-        b = optimal_block_length(values).circular
-        evidence.append(
-            TraceSchedule(
-                name=name,
-                n=int(values.size),
-                sampling_interval_s=dt,
-                block_length=float(b),
-                block_s=max(1, math.ceil(b)) * dt,
-                acf1=float(acf(values, nlags=1)[1]),
-            )
-        )
-        data.append((name, times, values, dt))
-
-    base = min(e.sampling_interval_s for e in evidence)
+    data = [_pilot(name, trace, given[name]) for name, trace in named]
+    base = min(dt for _, _, _, dt in data)
     span = min(float(t[-1] - t[0]) + dt for _, t, _, dt in data)
     if candidates is None:
         k_max = max(1, min(240, int(span / (keep * base))))
-        periods = [k * base for k in range(1, k_max + 1)]
-    else:
-        if isinstance(candidates, (str, bytes)) or len(candidates) == 0:
+        return thr, data, [k * base for k in range(1, k_max + 1)]
+    if isinstance(candidates, (str, bytes)) or len(candidates) == 0:
+        raise ValueError(f"candidates must be a non-empty sequence of periods, got {candidates!r}")
+    periods = sorted(_seconds(c, f"candidates[{i}]") for i, c in enumerate(candidates))
+    for p in periods:
+        if span / p < keep:
             raise ValueError(
-                f"candidates must be a non-empty sequence of periods, got {candidates!r}"
+                f"candidate period {p:g} s leaves a trace fewer than min_runs={keep} runs "
+                f"(shortest trace spans {span:g} s)"
             )
-        periods = sorted(_seconds(c, f"candidates[{i}]") for i, c in enumerate(candidates))
-        for p in periods:
-            if span / p < keep:
-                raise ValueError(
-                    f"candidate period {p:g} s leaves a trace fewer than min_runs={keep} runs "
-                    f"(shortest trace spans {span:g} s)"
-                )
+    return thr, data, periods
 
+
+def _pilot(name: str, trace: Any, given: float | None) -> _Pilot:
+    """One pilot trace's values and run times, from its time index or its sampling interval."""
+    label = f"traces[{name!r}]"
+    times = _time_index(trace)
+    values = as_sample(trace.to_numpy() if times is not None else trace, label,
+                       min_size=MIN_SIZE)  # fmt: skip
+    if times is not None:
+        if given is not None:
+            raise ValueError(f"{label} is indexed by time; do not also give its sampling_interval")
+        gaps = np.diff(times)
+        if not bool(np.all(gaps > 0)):
+            raise ValueError(f"{label} must have a strictly increasing time index")
+        dt = float(np.median(gaps))
+    else:
+        if given is None:
+            raise ValueError(
+                f"{label} has no time index; give sampling_interval (seconds or timedelta)"
+            )
+        dt = given
+        times = np.arange(values.size, dtype=np.float64) * dt
+    if values.max() == values.min():
+        raise ValueError(f"{label} is constant; its autocorrelation is undefined")
+    return name, times, values, dt
+
+
+def _trace_evidence(name: str, times: FloatArray, values: FloatArray, dt: float) -> TraceSchedule:
+    """A pilot's block length and lag-1 autocorrelation at its own interval."""
+    b = optimal_block_length(values).circular
+    return TraceSchedule(
+        name=name,
+        n=int(values.size),
+        sampling_interval_s=dt,
+        block_length=float(b),
+        block_s=max(1, math.ceil(b)) * dt,
+        acf1=float(acf(values, nlags=1)[1]),
+    )
+
+
+def _acf_differences(
+    data: list[_Pilot], evidence: list[TraceSchedule], periods: list[float]
+) -> FloatArray:
+    """Per period and pilot, the thinned lag-1 autocorrelation minus the pilot's own (read-only).
+
+    NaN where the period is not longer than the pilot's interval.
+    """
     diffs = np.full((len(periods), len(data)), np.nan)
     for j, (_, times, values, dt) in enumerate(data):
         a1 = evidence[j].acf1
@@ -402,9 +432,18 @@ def schedule(
                 continue
             diffs[i, j] = _thinned_acf1(times, values, period, dt) - a1
     diffs.setflags(write=False)
+    return diffs
 
-    chosen = base
-    limited_by: str | None = None
+
+def _longest_period(
+    diffs: FloatArray, periods: list[float], data: list[_Pilot], thr: float
+) -> tuple[float, str | None]:
+    """The period to run at, and the pilot that kept it from being longer (or None).
+
+    It is the longest period before the first whose thinning moves some
+    pilot's lag-1 autocorrelation by more than ``thr``.
+    """
+    chosen = min(dt for _, _, _, dt in data)
     for i, period in enumerate(periods):
         row = diffs[i]
         # NaN also when a thinned trace became constant: then nothing is left
@@ -415,15 +454,6 @@ def schedule(
         ]  # fmt: skip
         if bad:
             worst = max(bad, key=lambda j: math.inf if math.isnan(row[j]) else abs(row[j]))
-            limited_by = data[worst][0]
-            break
+            return chosen, data[worst][0]
         chosen = period
-    return Schedule(
-        interval_s=max(e.block_s for e in evidence),
-        period_s=float(chosen),
-        threshold=thr,
-        traces=tuple(evidence),
-        candidates_s=tuple(float(p) for p in periods),
-        acf_differences=diffs,
-        limited_by=limited_by,
-    )
+    return chosen, None

@@ -29,10 +29,33 @@ def _intervals(
     level: float,
     method: str,
     ci_options: dict[str, Any] | None,
-) -> tuple[Interval, ...]:
+) -> list[tuple[str, Interval, float, float]]:
+    """Per percentile: its colour, its interval, and the interval's bounds as drawn.
+
+    An unbounded side (too few points) is drawn to the sample's edge.
+    """
     qs, _ = parse_quantiles(q, "q")
     found = percentile_ci(x, list(qs), level=level, method=method, **(ci_options or {}))
-    return found if isinstance(found, tuple) else (found,)
+    lo_edge, hi_edge = float(x.min()), float(x.max())
+    return [
+        (
+            color(i),
+            iv,
+            iv.low if math.isfinite(iv.low) else lo_edge,
+            iv.high if math.isfinite(iv.high) else hi_edge,
+        )
+        for i, iv in enumerate(found if isinstance(found, tuple) else (found,))
+    ]
+
+
+def _finish(
+    axes: Axes, x: FloatArray, unit: str, ylabel: str, level: float, method: str, **legend: Any
+) -> None:
+    """The axis labels, the title (runs, level, method) and the legend."""
+    axes.set_xlabel(f"value ({unit})" if unit else "value")
+    axes.set_ylabel(ylabel)
+    axes.set_title(f"{x.size} runs; {level:.0%} CIs ({method})", fontsize="medium")
+    axes.legend(fontsize="small", frameon=False, **legend)
 
 
 def _sample_and_axes(data: Any, log: bool, ax: Axes | None) -> tuple[FloatArray, Figure, Axes]:
@@ -114,10 +137,7 @@ def histogram(
     else:
         edges = np.histogram_bin_edges(x, bins=bins)
     axes.hist(x, bins=edges, color="#BBBBBB", edgecolor="white", linewidth=0.4, label="runs")
-    for i, iv in enumerate(_intervals(x, q, level, method, ci_options)):
-        c = color(i)
-        low = iv.low if math.isfinite(iv.low) else float(x.min())
-        high = iv.high if math.isfinite(iv.high) else float(x.max())
+    for c, iv, low, high in _intervals(x, q, level, method, ci_options):
         axes.axvspan(low, high, color=c, alpha=0.25, linewidth=0)
         axes.axvline(
             iv.estimate,
@@ -139,10 +159,7 @@ def histogram(
             color="black",
             label=f"{found.count} mode{'s' if found.multimodal else ''}",
         )
-    axes.set_xlabel(f"value ({unit})" if unit else "value")
-    axes.set_ylabel("runs")
-    axes.set_title(f"{x.size} runs; {level:.0%} CIs ({method})", fontsize="medium")
-    axes.legend(fontsize="small", frameon=False)
+    _finish(axes, x, unit, "runs", level, method)
     return fig
 
 
@@ -196,10 +213,7 @@ def ecdf(
     heights = np.arange(1, xs.size + 1) / xs.size
     axes.step(xs, heights, where="post", color="#444444", linewidth=1.2, label="ECDF")
     lo_edge, hi_edge = float(xs[0]), float(xs[-1])
-    for i, iv in enumerate(_intervals(x, q, level, method, ci_options)):
-        c = color(i)
-        low = iv.low if math.isfinite(iv.low) else lo_edge
-        high = iv.high if math.isfinite(iv.high) else hi_edge
+    for c, iv, low, high in _intervals(x, q, level, method, ci_options):
         axes.plot([low, high], [iv.q, iv.q], color=c, linewidth=4, alpha=0.6, solid_capstyle="butt")
         axes.plot(
             [iv.estimate],
@@ -212,10 +226,7 @@ def ecdf(
             if not math.isfinite(bound):
                 axes.plot([edge], [iv.q], marker=side, color=c, markersize=9)
     axes.set_ylim(0.0, 1.02)
-    axes.set_xlabel(f"value ({unit})" if unit else "value")
-    axes.set_ylabel("fraction of runs")
-    axes.set_title(f"{x.size} runs; {level:.0%} CIs ({method})", fontsize="medium")
-    axes.legend(fontsize="small", frameon=False, loc="lower right")
+    _finish(axes, x, unit, "fraction of runs", level, method, loc="lower right")
     return fig
 
 

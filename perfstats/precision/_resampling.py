@@ -1,4 +1,8 @@
-"""Shared set-up of bootstrap schemes: sorted sample, ranks, scheme code, block length."""
+"""Shared set-up of bootstrap schemes: sorted sample, ranks, scheme code, block length.
+
+Private to :mod:`perfstats.precision`: other subpackages use the engine
+functions that :mod:`perfstats.precision.bootstrap` exposes.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,19 @@
-"""Bootstrap distributions of a statistic (i.i.d. or block resampling)."""
+"""Bootstrap distributions of a statistic (i.i.d. or block resampling).
+
+:func:`bootstrap_distribution` is the public entry. The engine functions
+below are the core's internal API for the subpackages that resample a
+statistic themselves (a relative change, Metior's nested samples): they take
+validated arguments and a stream key, and give the numbers
+:func:`bootstrap_distribution` and :func:`perfstats.percentile_ci` give.
+
+- :func:`check_engine`, :func:`use_order_engine`: which engine draws a
+  resample.
+- :func:`sort_order`: the stable sorting permutation of a sample.
+- :func:`iid_quantiles`: quantiles of i.i.d. resamples by their order
+  statistics.
+- :func:`nested_named_distributions`: a named statistic's distributions of
+  a sample's first points and of all of it, drawn together.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +26,25 @@ from .._kernels.resample import resample_positions_range
 from .._quantiles import parse_statistic
 from .._rng import stream_key
 from .._validation import as_sample, check_choice, check_int
-from ._resampling import check_engine, make_scheme, named_distribution
+from ._resampling import (
+    check_engine,
+    iid_quantiles,
+    make_scheme,
+    named_distribution,
+    nested_named_distributions,
+    sort_order,
+    use_order_engine,
+)
 from .blocklength import BLOCK_KINDS
+
+__all__ = [
+    "bootstrap_distribution",
+    "check_engine",
+    "iid_quantiles",
+    "nested_named_distributions",
+    "sort_order",
+    "use_order_engine",
+]
 
 
 def bootstrap_distribution(

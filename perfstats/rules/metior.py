@@ -37,8 +37,8 @@ from .._kernels.select import relative_change_quantiles
 from .._quantiles import Statistic
 from .._rng import RNGLike
 from .._validation import check_choice, check_int
-from ..precision._resampling import nested_named_distributions
 from ..precision.blocklength import BLOCK_KINDS, MIN_SIZE, optimal_block_length
+from ..precision.bootstrap import nested_named_distributions
 from ._options import check_estimate, check_resampling
 from ._seeds import CURRENT, PREVIOUS, judgement_key
 from ._wording import pct, statistic_label

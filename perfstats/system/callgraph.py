@@ -393,104 +393,9 @@ class CallGraph:
         >>> cg.roots, cg.calls("leaf"), cg.edge_calls("entry", "leaf")
         (('entry',), 3.0, 3.0)
         """
-        import networkx as nx
-
-        raw = _pstats_table(stats)
-        namer = default_component_name if name is None else name
-        names: dict[Func, str] = {}
-        owner: dict[str, Func] = {}
-        for func in raw:
-            comp = namer(func)
-            if comp is None:
-                continue
-            if not isinstance(comp, str) or not comp:
-                raise ValueError(f"name must return a non-empty string or None, got {comp!r}")
-            if comp in owner:
-                raise ValueError(
-                    f"two functions map to component {comp!r}: {owner[comp]} and {func}; "
-                    f"pass name= to tell them apart"
-                )
-            owner[comp] = func
-            names[func] = comp
-        if not names:
-            raise ValueError(
-                "empty profile: no function of the profile is a component "
-                f"({len(raw)} function(s) in it, all left out by name=)"
-            )
-        share: dict[Func, dict[str, float]] = {}
-
-        def kept_callers(func: Func, seen: frozenset[Func]) -> dict[str, float]:
-            """Share of ``func``'s calls attributable to each kept ancestor."""
-            if func in share:
-                return share[func]
-            callers = {c: _count(v) for c, v in raw[func][4].items() if c != func and c not in seen}
-            total = sum(callers.values())
-            out: dict[str, float] = {}
-            for c, v in callers.items():
-                w = v / total if total else 0.0
-                if c in names:
-                    out[names[c]] = out.get(names[c], 0.0) + w
-                elif c in raw:
-                    for k, f in kept_callers(c, seen | {func}).items():
-                        out[k] = out.get(k, 0.0) + w * f
-            share[func] = out
-            return out
-
-        g = nx.DiGraph()
-        for func, comp in names.items():
-            cc, _nc, _tt, ct, _callers = raw[func]
-            if cc <= 0:
-                continue
-            g.add_node(comp, calls=float(cc), inclusive=float(ct) / cc, seconds=float(ct))
-        for func, comp in names.items():
-            if comp not in g:
-                continue
-            for caller, entry in raw[func][4].items():
-                nc = _count(entry)
-                if caller == func:
-                    continue  # direct recursion: inside the inclusive time
-                sources = (
-                    {names[caller]: 1.0}
-                    if caller in names
-                    else kept_callers(caller, frozenset({func}))
-                    if caller in raw
-                    else {}
-                )
-                # cProfile also keeps the time of each caller's calls, so a
-                # caller's exclusive time can subtract what its own calls
-                # took rather than the callee's average over all callers
-                # (which, under noise, can exceed a thin caller's inclusive
-                # time and then be clamped, breaking the subtree's sum).
-                seconds = float(entry[3]) if isinstance(entry, tuple) else math.nan
-                for src, frac in sources.items():
-                    if src == comp or src not in g:
-                        continue
-                    if g.has_edge(src, comp):
-                        g.edges[src, comp]["calls"] += nc * frac
-                        g.edges[src, comp]["seconds"] += seconds * frac
-                    else:
-                        g.add_edge(src, comp, calls=nc * frac, seconds=seconds * frac)
-        for comp in g:
-            callees = sum(g.edges[comp, c]["seconds"] for c in g.successors(comp))
-            if not math.isnan(callees):
-                own = g.nodes[comp]["seconds"] - callees
-                g.nodes[comp]["exclusive"] = max(0.0, own) / g.nodes[comp]["calls"]
-        if root is not None:
-            if root not in g:
-                raise ValueError(
-                    f"unknown root {root!r}: not a component of the profile "
-                    f"(components: {sorted(g)[:10]}...)"
-                )
-            g = g.subgraph({root} | nx.descendants(g, root)).copy()
-            invocations = g.nodes[root]["calls"]
-            # A function also called outside root's tree counts only the
-            # calls made from inside it (pstats keeps one level of callers).
-            for n in nx.topological_sort(g):
-                if n != root:
-                    g.nodes[n]["calls"] = sum(g.edges[p, n]["calls"] for p in g.predecessors(n))
-        else:
-            tops = [n for n in g if g.in_degree(n) == 0]
-            invocations = g.nodes[tops[0]]["calls"] if len(tops) == 1 else 1.0
+        raw, names = _from_pstats_iv(stats, name)
+        g = _pstats_graph(raw, names)
+        g, invocations = _per_invocation(g, root)
         subs = _subsystem_of(subsystem, g.nodes)
         for n in g:
             g.nodes[n]["calls"] /= invocations
@@ -648,6 +553,131 @@ def _pstats_table(stats: Any) -> dict[Func, Any]:
     if not table:
         raise ValueError("empty profile: the pstats.Stats object holds no function")
     return table
+
+
+def _from_pstats_iv(
+    stats: Any, name: Callable[[Func], str | None] | None
+) -> tuple[dict[Func, Any], dict[Func, str]]:
+    """The profile's table and the component name of each function kept (validated)."""
+    raw = _pstats_table(stats)
+    namer = default_component_name if name is None else name
+    names: dict[Func, str] = {}
+    owner: dict[str, Func] = {}
+    for func in raw:
+        comp = namer(func)
+        if comp is None:
+            continue
+        if not isinstance(comp, str) or not comp:
+            raise ValueError(f"name must return a non-empty string or None, got {comp!r}")
+        if comp in owner:
+            raise ValueError(
+                f"two functions map to component {comp!r}: {owner[comp]} and {func}; "
+                f"pass name= to tell them apart"
+            )
+        owner[comp] = func
+        names[func] = comp
+    if not names:
+        raise ValueError(
+            "empty profile: no function of the profile is a component "
+            f"({len(raw)} function(s) in it, all left out by name=)"
+        )
+    return raw, names
+
+
+def _kept_callers(
+    raw: dict[Func, Any],
+    names: dict[Func, str],
+    share: dict[Func, dict[str, float]],
+    func: Func,
+    seen: frozenset[Func],
+) -> dict[str, float]:
+    """Share of ``func``'s calls attributable to each kept ancestor (memoised in ``share``)."""
+    if func in share:
+        return share[func]
+    callers = {c: _count(v) for c, v in raw[func][4].items() if c != func and c not in seen}
+    total = sum(callers.values())
+    out: dict[str, float] = {}
+    for c, v in callers.items():
+        w = v / total if total else 0.0
+        if c in names:
+            out[names[c]] = out.get(names[c], 0.0) + w
+        elif c in raw:
+            for k, f in _kept_callers(raw, names, share, c, seen | {func}).items():
+                out[k] = out.get(k, 0.0) + w * f
+    share[func] = out
+    return out
+
+
+def _pstats_graph(raw: dict[Func, Any], names: dict[Func, str]) -> nx.DiGraph:
+    """The components, their calls and times over the whole profile.
+
+    A function left out passes its calls on to its kept callers, in
+    proportion to its calls from each.
+    """
+    import networkx as nx
+
+    share: dict[Func, dict[str, float]] = {}
+    g = nx.DiGraph()
+    for func, comp in names.items():
+        cc, _nc, _tt, ct, _callers = raw[func]
+        if cc <= 0:
+            continue
+        g.add_node(comp, calls=float(cc), inclusive=float(ct) / cc, seconds=float(ct))
+    for func, comp in names.items():
+        if comp not in g:
+            continue
+        for caller, entry in raw[func][4].items():
+            nc = _count(entry)
+            if caller == func:
+                continue  # direct recursion: inside the inclusive time
+            sources = (
+                {names[caller]: 1.0}
+                if caller in names
+                else _kept_callers(raw, names, share, caller, frozenset({func}))
+                if caller in raw
+                else {}
+            )
+            # cProfile also keeps the time of each caller's calls, so a
+            # caller's exclusive time can subtract what its own calls
+            # took rather than the callee's average over all callers
+            # (which, under noise, can exceed a thin caller's inclusive
+            # time and then be clamped, breaking the subtree's sum).
+            seconds = float(entry[3]) if isinstance(entry, tuple) else math.nan
+            for src, frac in sources.items():
+                if src == comp or src not in g:
+                    continue
+                if g.has_edge(src, comp):
+                    g.edges[src, comp]["calls"] += nc * frac
+                    g.edges[src, comp]["seconds"] += seconds * frac
+                else:
+                    g.add_edge(src, comp, calls=nc * frac, seconds=seconds * frac)
+    for comp in g:
+        callees = sum(g.edges[comp, c]["seconds"] for c in g.successors(comp))
+        if not math.isnan(callees):
+            own = g.nodes[comp]["seconds"] - callees
+            g.nodes[comp]["exclusive"] = max(0.0, own) / g.nodes[comp]["calls"]
+    return g
+
+
+def _per_invocation(g: nx.DiGraph, root: str | None) -> tuple[nx.DiGraph, float]:
+    """The graph below ``root`` (all of it by default) and the invocations its counts are per."""
+    import networkx as nx
+
+    if root is None:
+        tops = [n for n in g if g.in_degree(n) == 0]
+        return g, g.nodes[tops[0]]["calls"] if len(tops) == 1 else 1.0
+    if root not in g:
+        raise ValueError(
+            f"unknown root {root!r}: not a component of the profile "
+            f"(components: {sorted(g)[:10]}...)"
+        )
+    g = g.subgraph({root} | nx.descendants(g, root)).copy()
+    # A function also called outside root's tree counts only the calls made
+    # from inside it (pstats keeps one level of callers).
+    for n in nx.topological_sort(g):
+        if n != root:
+            g.nodes[n]["calls"] = sum(g.edges[p, n]["calls"] for p in g.predecessors(n))
+    return g, g.nodes[root]["calls"]
 
 
 def _field(span: Any, key: str, index: int) -> Any:

@@ -295,28 +295,9 @@ def predict_regression(
     >>> predict_regression(model, {"catalogue": 1.0}, n_requests=5_000, rng=1).regression
     False
     """
-    if not isinstance(model, (OpenNetwork, ClosedNetwork)):
-        raise ValueError(
-            f"model must be a perfstats.system.queueing OpenNetwork or ClosedNetwork, "
-            f"got {type(model).__name__}"
-        )
-    n = check_int(n_requests, "n_requests", minimum=10)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    changed_model = model._unchecked_with_demand_factors(demand_factors)
-    changed = any(
-        a.demands != b.demands for a, b in zip(model.stations, changed_model.stations, strict=True)
-    )
+    n, changed_model, changed = _predict_regression_iv(model, demand_factors, n_requests, alpha)
     seed = int(as_generator(rng).integers(0, 2**31 - 1))
-    saturated: tuple[str, ...] = ()
-    load: dict[str, float] = {}
-    if isinstance(changed_model, OpenNetwork):
-        load = changed_model.stability_load()
-        saturated = tuple(k for k, u in load.items() if u >= 1.0)
-    if saturated:
-        # Both versions over the same, shorter run, so that the common random
-        # numbers still pair their requests.
-        n = _saturated_requests(n, load)
+    n, saturated, load = _run_length(changed_model, n)
     before = model.simulate(n_requests=n, rng=seed)
     after = changed_model.simulate(n_requests=n, rng=seed) if changed else before
     x, y = before.all_response_times(), after.all_response_times()
@@ -324,21 +305,7 @@ def predict_regression(
     effect = cliffs_delta(y, x)
     mean_before, mean_after = float(x.mean()), float(y.mean())
     mpd = mean_after - mean_before
-    by_class_mpd: dict[str, float] = {}
-    by_class_delta: dict[str, float] = {}
-    by_class_p: dict[str, float] = {}
-    slower_classes: list[str] = []
-    for cls, xs in before.response_times.items():
-        ys = after.response_times[cls]
-        if xs.size == 0 or ys.size == 0:
-            by_class_mpd[cls] = by_class_delta[cls] = by_class_p[cls] = float("nan")
-            continue
-        class_effect = cliffs_delta(ys, xs)
-        by_class_mpd[cls] = float(ys.mean() - xs.mean())
-        by_class_delta[cls] = class_effect.delta
-        by_class_p[cls] = wilcoxon_ranksum(ys, xs).pvalue
-        if by_class_p[cls] < alpha and not class_effect.negligible and class_effect.delta > 0:
-            slower_classes.append(cls)
+    by_class_mpd, by_class_delta, by_class_p, slower_classes = _class_effects(before, after, alpha)
     overall = bool(test.pvalue < alpha and not effect.negligible and effect.delta > 0)
     # Requests of classes that never visit a changed station dilute the pooled
     # effect: a class whose own requests are clearly slower is a regression
@@ -384,3 +351,63 @@ def predict_regression(
         before=before,
         after=after,
     )
+
+
+def _predict_regression_iv(
+    model: Any, demand_factors: Any, n_requests: Any, alpha: Any
+) -> tuple[int, OpenNetwork | ClosedNetwork, bool]:
+    """Validate :func:`predict_regression`'s arguments.
+
+    Returns the requests to simulate, the changed model (an open one may be
+    unstable: it is simulated, not solved) and whether any demand changed.
+    """
+    if not isinstance(model, (OpenNetwork, ClosedNetwork)):
+        raise ValueError(
+            f"model must be a perfstats.system.queueing OpenNetwork or ClosedNetwork, "
+            f"got {type(model).__name__}"
+        )
+    n = check_int(n_requests, "n_requests", minimum=10)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    changed_model = model.with_demand_factors(demand_factors, allow_unstable=True)
+    changed = any(
+        a.demands != b.demands for a, b in zip(model.stations, changed_model.stations, strict=True)
+    )
+    return n, changed_model, changed
+
+
+def _run_length(
+    changed_model: OpenNetwork | ClosedNetwork, n: int
+) -> tuple[int, tuple[str, ...], dict[str, float]]:
+    """Requests per version, the stations the change saturates, and their loads."""
+    if not isinstance(changed_model, OpenNetwork):
+        return n, (), {}
+    load = changed_model.stability_load()
+    saturated = tuple(k for k, u in load.items() if u >= 1.0)
+    if saturated:
+        # Both versions over the same, shorter run, so that the common random
+        # numbers still pair their requests.
+        n = _saturated_requests(n, load)
+    return n, saturated, load
+
+
+def _class_effects(
+    before: SimulationResult, after: SimulationResult, alpha: float
+) -> tuple[dict[str, float], dict[str, float], dict[str, float], list[str]]:
+    """Per request class: MPD, Cliff's delta, p-value; and the classes clearly slower."""
+    by_class_mpd: dict[str, float] = {}
+    by_class_delta: dict[str, float] = {}
+    by_class_p: dict[str, float] = {}
+    slower_classes: list[str] = []
+    for cls, xs in before.response_times.items():
+        ys = after.response_times[cls]
+        if xs.size == 0 or ys.size == 0:
+            by_class_mpd[cls] = by_class_delta[cls] = by_class_p[cls] = float("nan")
+            continue
+        class_effect = cliffs_delta(ys, xs)
+        by_class_mpd[cls] = float(ys.mean() - xs.mean())
+        by_class_delta[cls] = class_effect.delta
+        by_class_p[cls] = wilcoxon_ranksum(ys, xs).pvalue
+        if by_class_p[cls] < alpha and not class_effect.negligible and class_effect.delta > 0:
+            slower_classes.append(cls)
+    return by_class_mpd, by_class_delta, by_class_p, slower_classes

@@ -27,13 +27,9 @@ Examples
 from __future__ import annotations
 
 from .analytic import erlang_c
-from .network import (
-    ClosedNetwork,
-    OpenNetwork,
-    QueueingSolution,
-    SimulationResult,
-    Station,
-)
+from .network import ClosedNetwork, OpenNetwork
+from .solution import QueueingSolution, SimulationResult
+from .station import Station
 
 __all__ = [
     "ClosedNetwork",

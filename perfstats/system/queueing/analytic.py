@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..._validation import check_int
-from .network import QueueingSolution, _positive
-
-if TYPE_CHECKING:
-    from .network import ClosedNetwork, OpenNetwork, Station
+from .solution import QueueingSolution
+from .station import Station, _positive
 
 __all__ = ["birth_death", "erlang_c", "solve_closed", "solve_open"]
 
@@ -101,12 +99,18 @@ def birth_death(station: Station, offered_load: float) -> tuple[float, float]:
     return float(mean_n), float(busy)
 
 
-def solve_open(net: OpenNetwork) -> QueueingSolution:
-    """Per station M/M/c with Erlang C, or its birth-death process; see :class:`OpenNetwork`."""
+def solve_open(
+    stations: tuple[Station, ...], arrival_rates: Mapping[str, float], classes: tuple[str, ...]
+) -> QueueingSolution:
+    """Per station M/M/c with Erlang C, or its birth-death process.
+
+    The solution of :meth:`perfstats.system.queueing.OpenNetwork.solve` for
+    a stable network's parts.
+    """
     utilization: dict[str, float] = {}
     stretch: dict[str, float] = {}
-    for s in net.stations:
-        load = sum(net.arrival_rates[c] * d for c, d in s.demands.items())
+    for s in stations:
+        load = sum(arrival_rates[c] * d for c, d in s.demands.items())
         rho = load / s.servers
         if s.load_dependent:
             # BCMP processor sharing: class r holds a share lambda_r D_r / a of
@@ -121,32 +125,40 @@ def solve_open(net: OpenNetwork) -> QueueingSolution:
         utilization[s.name] = rho
     residence = {
         c: MappingProxyType(
-            {s.name: s.demands[c] * stretch[s.name] for s in net.stations if c in s.demands}
+            {s.name: s.demands[c] * stretch[s.name] for s in stations if c in s.demands}
         )
-        for c in net.classes
+        for c in classes
     }
     return QueueingSolution(
         utilization=MappingProxyType(utilization),
         response_time=MappingProxyType({c: sum(r.values()) for c, r in residence.items()}),
-        throughput=MappingProxyType(dict(net.arrival_rates)),
+        throughput=MappingProxyType(dict(arrival_rates)),
         residence_time=MappingProxyType(residence),
         method="open M/M/c (Erlang C)"
-        + (", load-dependent birth-death" if any(s.load_dependent for s in net.stations) else ""),
+        + (", load-dependent birth-death" if any(s.load_dependent for s in stations) else ""),
     )
 
 
-def solve_closed(net: ClosedNetwork) -> QueueingSolution:
-    """Exact multi-class MVA; see :class:`ClosedNetwork`."""
-    classes = list(net.classes)
-    names = [s.name for s in net.stations]
+def solve_closed(
+    stations: tuple[Station, ...],
+    population: Mapping[str, int],
+    think_times: Mapping[str, float],
+    classes: tuple[str, ...],
+) -> QueueingSolution:
+    """Exact multi-class MVA.
+
+    The solution of :meth:`perfstats.system.queueing.ClosedNetwork.solve`
+    for a closed network's parts.
+    """
+    names = [s.name for s in stations]
     n_cls, n_st = len(classes), len(names)
     demand = np.zeros((n_cls, n_st))
-    for k, s in enumerate(net.stations):
+    for k, s in enumerate(stations):
         for c, d in s.demands.items():
             demand[classes.index(c), k] = d
-    servers = np.array([s.servers for s in net.stations])
-    pop = np.array([net.population[c] for c in classes], dtype=np.int64)
-    think = np.array([net.think_times[c] for c in classes])
+    servers = np.array([s.servers for s in stations])
+    pop = np.array([population[c] for c in classes], dtype=np.int64)
+    think = np.array([think_times[c] for c in classes])
     total_users = int(pop.sum())
     strides = np.ones(n_cls, dtype=np.int64)
     for i in range(n_cls - 2, -1, -1):
@@ -154,11 +166,11 @@ def solve_closed(net: ClosedNetwork) -> QueueingSolution:
     n_vectors = int(np.prod(pop + 1))
     # Multi-server and load-dependent stations need their marginal
     # queue-length distributions (load-dependent MVA); the others do not.
-    multi = [k for k in range(n_st) if servers[k] > 1 or net.stations[k].load_dependent]
+    multi = [k for k in range(n_st) if servers[k] > 1 or stations[k].load_dependent]
     cells = n_vectors * len(multi) * (total_users + 1)
     if cells > _MVA_MAX_CELLS:
         raise ValueError(
-            f"population {dict(net.population)} is too large for exact MVA with "
+            f"population {dict(population)} is too large for exact MVA with "
             f"multi-server stations ({cells:,} probabilities to keep); reduce it"
         )
     queue = np.zeros((n_vectors, n_st))
@@ -169,7 +181,7 @@ def solve_closed(net: ClosedNetwork) -> QueueingSolution:
     jj = np.arange(1, total_users + 1)
     alpha = np.minimum(jj[None, :], servers[multi][:, None]).astype(float)
     for m, k in enumerate(multi):
-        alpha[m] /= [net.stations[k].slowdown_at(int(j)) for j in jj]
+        alpha[m] /= [stations[k].slowdown_at(int(j)) for j in jj]
     resid = np.zeros((n_cls, n_st))
     thru = np.zeros(n_cls)
     n = np.zeros(n_cls, dtype=np.int64)
@@ -202,7 +214,7 @@ def solve_closed(net: ClosedNetwork) -> QueueingSolution:
             marg[idx, m, 0] = max(0.0, 1.0 - marg[idx, m, 1 : size + 1].sum())
     util = (thru @ demand) / servers
     for m, k in enumerate(multi):
-        if net.stations[k].load_dependent:
+        if stations[k].load_dependent:
             # busy servers, not offered work: the slowdown keeps them busy longer
             last = marg[n_vectors - 1, m, : total_users + 1]
             util[k] = float(np.dot(np.minimum(np.arange(total_users + 1), servers[k]), last))

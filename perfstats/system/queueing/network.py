@@ -1,29 +1,27 @@
-"""Stations and multi-class open and closed queueing networks.
+"""Multi-class open and closed queueing networks of stations.
 
-A *station* is a service centre (one service, one CPU pool) with ``servers``
-identical servers shared by processor sharing and, per request class, a
-*service demand*: the total service time a request of that class needs there
-(visits x service time, which is what the utilisation law measures), and
-optionally a *slowdown* per number of requests present (a load-dependent
-station). A request of a class visits,
-once and in the order the stations are given, every station where it has a
-demand; a class without work at a station simply has no demand there (a zero
-demand is refused so that a typo cannot silently remove work).
+A request of a class visits, once and in the order the stations are given,
+every :class:`~perfstats.system.queueing.station.Station` where it has a
+demand; a class without work at a station simply has no demand there.
+
+The networks hold and validate the model; they solve it through
+:mod:`~perfstats.system.queueing.analytic` and simulate it through
+:mod:`~perfstats.system.queueing.simulation`, which read the model's parts
+and never the network classes (so the modules import in one direction).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from ..._validation import check_int
+from .analytic import solve_closed, solve_open
+from .solution import QueueingSolution, SimulationResult
+from .station import Station, _frozen, _positive
 
 # Enough requests for a root-mean-square relative error of the simulated mean
 # response time below 1% on the M/M/1 queue at 50% utilisation (lambda 1,
@@ -31,271 +29,6 @@ from ..._validation import check_int
 # --reps 24`` in benchmarks/results/queueing_precision.json. Sojourn times
 # are autocorrelated, so the error shrinks only as 1 / sqrt(n).
 DEFAULT_REQUESTS = 100_000
-
-
-def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
-    return value
-
-
-def _positive(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what} must be a positive number, got {value!r}")
-    out = float(value)
-    if not (math.isfinite(out) and out > 0.0):
-        raise ValueError(f"{what} must be a positive finite number, got {out!r}")
-    return out
-
-
-def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
-    return MappingProxyType(dict(mapping))
-
-
-def _slowdown(value: Any, station: str) -> tuple[float, ...] | None:
-    """A station's slowdown per requests present: a non-empty tuple of positive numbers."""
-    if value is None:
-        return None
-    what = f"slowdown of station {station!r}"
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise ValueError(
-            f"{what} must be a sequence of relative service times for 1, 2, ... requests "
-            f"present, got {value!r}"
-        )
-    out = tuple(_positive(g, f"{what} with {i + 1} request(s) present") for i, g in
-                enumerate(value))  # fmt: skip
-    if not out:
-        raise ValueError(f"{what} is empty; give at least the value for one request present")
-    return out
-
-
-@dataclass(frozen=True, init=False)
-class Station:
-    """A service centre of a queueing network.
-
-    Parameters
-    ----------
-    name : str
-        Unique name, e.g. the service (subsystem) it models.
-    servers : int
-        Number of identical servers (CPU cores, worker processes).
-    demands : mapping of str to float
-        Service demand in seconds per request, per request class.
-    scv : float
-        Squared coefficient of variation (variance / mean**2) of a request's
-        service time here, the same for every class: 1 (the default) for
-        exponential service times, 0 for constant ones, in between for a
-        Gamma distribution with that variability. Only the simulation uses
-        it: a processor-sharing station's mean response time does not depend
-        on the service-time distribution beyond its mean (an insensitivity
-        of processor sharing, Baskett et al. 1975), so :meth:`OpenNetwork.solve`
-        and :meth:`ClosedNetwork.solve` stay exact, while the spread of the
-        simulated response times, and so Cliff's delta between two versions,
-        follows the station's real variability.
-    slowdown : sequence of float, optional
-        A load-dependent station: entry ``n - 1`` is the relative service
-        time of a request while ``n`` requests are present (1 for none
-        slower), the last entry holding for any larger number. With ``n``
-        present each request then progresses at ``min(1, servers / n) /
-        slowdown(n)`` of a server. This is what a service shows whose work
-        per request grows with the requests it serves at once (threads that
-        take turns on a core and refill its caches, lock contention). The
-        demands stay those of a request served alone. ``None`` (the
-        default): every request takes its demand whatever the load.
-
-    Notes
-    -----
-    A load-dependent processor-sharing station keeps the network in product
-    form (Baskett et al. 1975): the number of requests present follows a
-    birth-death process, solved exactly by :meth:`OpenNetwork.solve`
-    (stable while the offered load per server times the last slowdown is
-    below 1, see :meth:`OpenNetwork.stability_load`) and by load-dependent
-    mean value analysis in :meth:`ClosedNetwork.solve`. A station's
-    utilisation is then the share of time its servers are busy, which the
-    slowdown raises above the offered load.
-
-    Examples
-    --------
-    >>> from perfstats.system.queueing import Station
-    >>> Station("catalogue", servers=2, demands={"browse": 0.004, "buy": 0.010})
-    Station('catalogue', servers=2, demands={'browse': 0.004, 'buy': 0.01})
-    >>> Station("pricing", demands={"buy": 0.008}, scv=0.1)
-    Station('pricing', servers=1, demands={'buy': 0.008}, scv=0.1)
-    >>> st = Station("pricing", demands={"buy": 0.008}, slowdown=[1.0, 1.05, 1.1])
-    >>> st.slowdown_at(2), st.slowdown_at(50)
-    (1.05, 1.1)
-
-    References
-    ----------
-    F. Baskett, K. M. Chandy, R. R. Muntz and F. G. Palacios, "Open, closed,
-    and mixed networks of queues with different classes of customers",
-    Journal of the ACM 22(2), 1975.
-
-    E. D. Lazowska, J. Zahorjan, G. S. Graham and K. C. Sevcik, "Quantitative
-    System Performance", Prentice-Hall, 1984 (Chapter 8: load-dependent
-    service centers).
-    """
-
-    name: str
-    servers: int
-    demands: Mapping[str, float]
-    scv: float = 1.0
-    slowdown: tuple[float, ...] | None = None
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        servers: int = 1,
-        demands: Mapping[str, float],
-        scv: float = 1.0,
-        slowdown: Iterable[float] | None = None,
-    ) -> None:
-        station = _name(name, "station name")
-        object.__setattr__(self, "name", station)
-        object.__setattr__(self, "servers", check_int(servers, f"servers of station {station!r}"))
-        if not isinstance(demands, Mapping) or not demands:
-            raise ValueError(
-                f"demands of station {station!r} must be a non-empty mapping "
-                f"{{request_class: seconds}}, got {demands!r}"
-            )
-        clean = {
-            _name(c, f"request class at station {station!r}"): _positive(
-                d, f"demand of class {c!r} at station {station!r}"
-            )
-            for c, d in demands.items()
-        }
-        object.__setattr__(self, "demands", _frozen(clean))
-        if isinstance(scv, bool) or not isinstance(scv, numbers.Real):
-            raise ValueError(f"scv of station {station!r} must be a number >= 0, got {scv!r}")
-        if not (math.isfinite(float(scv)) and float(scv) >= 0.0):
-            raise ValueError(
-                f"scv of station {station!r} must be a finite number >= 0 "
-                f"(0: constant service times, 1: exponential), got {scv!r}"
-            )
-        object.__setattr__(self, "scv", float(scv))
-        object.__setattr__(self, "slowdown", _slowdown(slowdown, station))
-
-    def slowdown_at(self, n: int) -> float:
-        """Relative service time of a request while ``n >= 1`` requests are present."""
-        if self.slowdown is None:
-            return 1.0
-        return self.slowdown[min(n, len(self.slowdown)) - 1]
-
-    @property
-    def last_slowdown(self) -> float:
-        """The slowdown with many requests present (1 for a load-independent station)."""
-        return 1.0 if self.slowdown is None else self.slowdown[-1]
-
-    @property
-    def load_dependent(self) -> bool:
-        """Whether a request's service time depends on the requests present."""
-        return self.slowdown is not None
-
-    def __repr__(self) -> str:
-        extra = "" if self.scv == 1.0 else f", scv={self.scv:g}"
-        if self.slowdown is not None:
-            extra += ", slowdown=(" + ", ".join(f"{g:g}" for g in self.slowdown) + ")"
-        return (
-            f"Station({self.name!r}, servers={self.servers}, "
-            f"demands={dict(self.demands)!r}{extra})"
-        )
-
-
-def _brief(values: Mapping[str, float], digits: int) -> str:
-    """``{a=0.5, b=1.25}``: a mapping of figures, short, for a result's repr."""
-    return "{" + ", ".join(f"{k}={v:.{digits}g}" for k, v in values.items()) + "}"
-
-
-@dataclass(frozen=True)
-class QueueingSolution:
-    """Analytic solution of a queueing network (means, steady state).
-
-    Parameters
-    ----------
-    utilization : mapping of str to float
-        Per station, the busy fraction of one server (0 to 1).
-    response_time : mapping of str to float
-        Per request class, mean seconds from arrival to completion
-        (think time excluded).
-    throughput : mapping of str to float
-        Per request class, completed requests per second.
-    residence_time : mapping of str to mapping of str to float
-        Per request class and station, mean seconds spent there (waiting
-        plus service).
-    method : str
-        How it was computed.
-    """
-
-    utilization: Mapping[str, float]
-    response_time: Mapping[str, float]
-    throughput: Mapping[str, float]
-    residence_time: Mapping[str, Mapping[str, float]]
-    method: str
-
-    def __repr__(self) -> str:
-        return (
-            f"QueueingSolution(method={self.method!r}, "
-            f"utilization={_brief(self.utilization, 3)}, "
-            f"response_time={_brief(self.response_time, 4)}, "
-            f"throughput={_brief(self.throughput, 4)})"
-        )
-
-
-@dataclass(frozen=True)
-class SimulationResult:
-    """A discrete-event simulation run of a queueing network.
-
-    Parameters
-    ----------
-    response_times : mapping of str to ndarray
-        Per request class, the response time of every recorded request
-        (seconds, in order of arrival, warm-up excluded).
-    utilization : mapping of str to float
-        Per station, the busy fraction of one server over the recorded
-        interval (0 to 1).
-    cpu_percent : mapping of str to float
-        Per station, busy time over elapsed time in percent, summed over
-        servers (100 per fully busy server, as ``top`` and ``podman stats``
-        count CPU).
-    throughput : mapping of str to float
-        Per request class, recorded requests per second.
-    duration : float
-        Length of the recorded interval in simulated seconds.
-    warmup : int
-        Requests discarded at the start (the network starts empty).
-    seed : int
-        Seed of the simulation's random stream (reproduces the run).
-    """
-
-    response_times: Mapping[str, npt.NDArray[np.float64]]
-    utilization: Mapping[str, float]
-    cpu_percent: Mapping[str, float]
-    throughput: Mapping[str, float]
-    duration: float
-    warmup: int
-    seed: int = field(repr=False)
-
-    @property
-    def n_requests(self) -> int:
-        """Number of recorded requests over all classes."""
-        return int(sum(v.size for v in self.response_times.values()))
-
-    @property
-    def mean_response_time(self) -> dict[str, float]:
-        """Per request class, the mean of the recorded response times."""
-        return {c: float(v.mean()) for c, v in self.response_times.items()}
-
-    def all_response_times(self) -> npt.NDArray[np.float64]:
-        """Response times of all classes, concatenated in class order."""
-        return np.concatenate(list(self.response_times.values()))
-
-    def __repr__(self) -> str:
-        return (
-            f"SimulationResult(n_requests={self.n_requests}, "
-            f"mean_response_time={_brief(self.mean_response_time, 4)}, "
-            f"utilization={_brief(self.utilization, 3)}, duration={self.duration:.4g})"
-        )
 
 
 def _stations(stations: Any) -> tuple[Station, ...]:
@@ -395,11 +128,6 @@ class _Network:
     stations: tuple[Station, ...]
     classes: tuple[str, ...]
 
-    @staticmethod
-    def _simulator() -> Callable[..., SimulationResult]:
-        """The simulation function of the network's kind (imported late: ``ciw`` is slow)."""
-        raise NotImplementedError
-
     def simulate(
         self,
         *,
@@ -420,7 +148,15 @@ class _Network:
         rng : None, int or numpy.random.Generator
             Seeds the run; the same seed gives the same samples.
         """
-        return self._simulator()(self, n_requests=n_requests, warmup=warmup, rng=rng)
+        # imported on first use: ciw is slow to import
+        from .simulation import simulation_run
+
+        n, w, seed = simulation_run(n_requests, warmup, rng)
+        return self._simulated(n, w, seed)
+
+    def _simulated(self, n_requests: int, warmup: int, seed: int) -> SimulationResult:
+        """The simulation of the network's kind, for validated arguments."""
+        raise NotImplementedError
 
 
 class OpenNetwork(_Network):
@@ -525,23 +261,46 @@ class OpenNetwork(_Network):
             )
             raise ValueError(f"the model is unstable: {parts}; it needs utilisation < 1")
 
-    def with_demand_factors(self, demand_factors: Mapping[str, Any]) -> OpenNetwork:
+    def with_demand_factors(
+        self, demand_factors: Mapping[str, Any], *, allow_unstable: bool = False
+    ) -> OpenNetwork:
         """The same network with demands multiplied by ``demand_factors``.
 
-        ``demand_factors`` is ``{station: factor}`` (every class) or
-        ``{request_class: {station: factor}}``; stations not named keep
-        their demand.
+        Parameters
+        ----------
+        demand_factors : mapping
+            ``{station: factor}`` (every class) or ``{request_class:
+            {station: factor}}``; stations not named keep their demand.
+        allow_unstable : bool, default False
+            Return the changed network even when a station's utilisation
+            reaches 1. It can then be simulated (its queues grow with the
+            length of the run) but not solved.
+
+        Returns
+        -------
+        OpenNetwork
+
+        Raises
+        ------
+        ValueError
+            For unknown stations or classes, non-positive factors, or an
+            unstable result without ``allow_unstable``.
+
+        Examples
+        --------
+        >>> from perfstats.system.queueing import OpenNetwork, Station
+        >>> net = OpenNetwork([Station("cpu", demands={"web": 0.5})], arrival_rates={"web": 1.0})
+        >>> net.with_demand_factors({"cpu": 1.2}).solve().utilization["cpu"]
+        0.6
+        >>> net.with_demand_factors({"cpu": 3.0}, allow_unstable=True).stability_load()
+        {'cpu': 1.5}
         """
         factors = _factors(demand_factors, self.stations, list(self.classes))
-        return OpenNetwork(
-            _scaled_stations(self.stations, factors), arrival_rates=self.arrival_rates
-        )
-
-    def _unchecked_with_demand_factors(self, demand_factors: Mapping[str, Any]) -> OpenNetwork:
-        """As :meth:`with_demand_factors`, but an unstable result is allowed (and simulable)."""
-        factors = _factors(demand_factors, self.stations, list(self.classes))
+        stations = _scaled_stations(self.stations, factors)
+        if not allow_unstable:
+            return OpenNetwork(stations, arrival_rates=self.arrival_rates)
         net = OpenNetwork.__new__(OpenNetwork)
-        net._setup(_scaled_stations(self.stations, factors), self.arrival_rates)
+        net._setup(stations, self.arrival_rates)
         net._stable_only = False
         return net
 
@@ -550,16 +309,18 @@ class OpenNetwork(_Network):
 
         A load-dependent station is solved as its birth-death process.
         """
-        from .analytic import solve_open
-
         self.check_stability()  # also for networks built without the check
-        return solve_open(self)
+        return solve_open(self.stations, self.arrival_rates, self.classes)
 
-    @staticmethod
-    def _simulator() -> Callable[..., SimulationResult]:
+    def _simulated(self, n_requests: int, warmup: int, seed: int) -> SimulationResult:
         from .simulation import simulate_open
 
-        return simulate_open
+        if self._stable_only:
+            self.check_stability()
+        return simulate_open(
+            self.stations, self.arrival_rates, self.classes,
+            n_requests=n_requests, warmup=warmup, seed=seed,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"OpenNetwork({list(self.stations)!r}, arrival_rates={dict(self.arrival_rates)!r})"
@@ -643,8 +404,22 @@ class ClosedNetwork(_Network):
         self.think_times: Mapping[str, float] = _frozen(clean)
         self.classes: tuple[str, ...] = tuple(_classes_of(self.stations))
 
-    def with_demand_factors(self, demand_factors: Mapping[str, Any]) -> ClosedNetwork:
-        """The same network with demands multiplied by ``demand_factors``."""
+    def with_demand_factors(
+        self, demand_factors: Mapping[str, Any], *, allow_unstable: bool = False
+    ) -> ClosedNetwork:
+        """The same network with demands multiplied by ``demand_factors``.
+
+        As :meth:`OpenNetwork.with_demand_factors`; ``allow_unstable`` changes
+        nothing here, since a closed network is stable whatever its demands.
+
+        Examples
+        --------
+        >>> from perfstats.system.queueing import ClosedNetwork, Station
+        >>> net = ClosedNetwork([Station("cpu", demands={"u": 1.0})], population={"u": 1},
+        ...                     think_times={"u": 1.0})
+        >>> net.with_demand_factors({"cpu": 3.0}).solve().throughput["u"]
+        0.25
+        """
         factors = _factors(demand_factors, self.stations, list(self.classes))
         return ClosedNetwork(
             _scaled_stations(self.stations, factors),
@@ -652,20 +427,17 @@ class ClosedNetwork(_Network):
             think_times=self.think_times,
         )
 
-    # a closed network is stable whatever its demands
-    _unchecked_with_demand_factors = with_demand_factors
-
     def solve(self) -> QueueingSolution:
         """Exact multi-class mean value analysis."""
-        from .analytic import solve_closed
+        return solve_closed(self.stations, self.population, self.think_times, self.classes)
 
-        return solve_closed(self)
-
-    @staticmethod
-    def _simulator() -> Callable[..., SimulationResult]:
+    def _simulated(self, n_requests: int, warmup: int, seed: int) -> SimulationResult:
         from .simulation import simulate_closed
 
-        return simulate_closed
+        return simulate_closed(
+            self.stations, self.population, self.think_times, self.classes,
+            n_requests=n_requests, warmup=warmup, seed=seed,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return (

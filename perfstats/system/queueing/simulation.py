@@ -27,9 +27,9 @@ the caller's use of ``random`` (runs are not thread-safe).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ciw
 import numpy as np
@@ -37,12 +37,11 @@ import numpy.typing as npt
 
 from ..._rng import as_generator
 from ..._validation import check_int
-from .network import SimulationResult
+from .analytic import solve_closed
+from .solution import SimulationResult
+from .station import Station
 
-if TYPE_CHECKING:
-    from .network import ClosedNetwork, OpenNetwork, Station
-
-__all__ = ["simulate_closed", "simulate_open"]
+__all__ = ["simulate_closed", "simulate_open", "simulation_run"]
 
 _BLOCK = 4096
 
@@ -133,7 +132,8 @@ class _WorkPerUser(ciw.dists.Distribution):
         return self.demand * stream.next()
 
 
-def _seed_and_warmup(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, int]:
+def simulation_run(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, int]:
+    """``(n_requests, warmup, seed)`` of a run: validated counts and the seed drawn from ``rng``."""
     n = check_int(n_requests, "n_requests", minimum=10)
     w = n // 10 if warmup is None else check_int(warmup, "warmup", minimum=0)
     seed = int(as_generator(rng).integers(0, 2**31 - 1))
@@ -245,13 +245,23 @@ def _node_classes(stations: tuple[Station, ...]) -> list[type]:
 _NEVER = ciw.dists.Deterministic(0.0)
 
 
-def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -> SimulationResult:
-    """Simulate an open network; see :meth:`OpenNetwork.simulate`."""
-    n, w, seed = _seed_and_warmup(n_requests, warmup, rng)
-    if net._stable_only:
-        net.check_stability()
-    stations = net.stations
-    routes = {c: [k + 1 for k, s in enumerate(stations) if c in s.demands] for c in net.classes}
+def simulate_open(
+    stations: tuple[Station, ...],
+    arrival_rates: Mapping[str, float],
+    classes: tuple[str, ...],
+    *,
+    n_requests: int,
+    warmup: int,
+    seed: int,
+) -> SimulationResult:
+    """Simulate an open network's parts.
+
+    See :meth:`perfstats.system.queueing.OpenNetwork.simulate`.
+
+    ``n_requests``, ``warmup`` and ``seed`` are those :func:`simulation_run` returns.
+    """
+    n, w = n_requests, warmup
+    routes = {c: [k + 1 for k, s in enumerate(stations) if c in s.demands] for c in classes}
 
     def route_of(cls: str) -> Callable[[Any, Any], list[int]]:
         rest = routes[cls][1:]
@@ -262,23 +272,23 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
     network = ciw.create_network(
         arrival_distributions={
             c: [
-                _Interarrival(net.arrival_rates[c], _Stream(seed, 0, j))
+                _Interarrival(arrival_rates[c], _Stream(seed, 0, j))
                 if k + 1 == routes[c][0]
                 else None
                 for k in range(len(stations))
             ]
-            for j, c in enumerate(net.classes)
+            for j, c in enumerate(classes)
         },
         service_distributions={
             c: [
                 _WorkById(s.demands[c], tables[k]) if c in s.demands else _NEVER
                 for k, s in enumerate(stations)
             ]
-            for c in net.classes
+            for c in classes
         },
         number_of_servers=[float("inf")] * len(stations),
         ps_thresholds=[s.servers for s in stations],
-        routing={c: ciw.routing.ProcessBased(route_of(c)) for c in net.classes},
+        routing={c: ciw.routing.ProcessBased(route_of(c)) for c in classes},
     )
     # Requests finish out of order; the margin lets every request of the
     # recorded window complete before the run stops.
@@ -302,7 +312,7 @@ def simulate_open(net: OpenNetwork, *, n_requests: Any, warmup: Any, rng: Any) -
     order = sorted(first, key=lambda i: first[i][0])
     window = order[w : w + n]
     complete = [i for i in window if done[i] == len(routes[first[i][1]])]
-    per_class: dict[str, list[float]] = {c: [] for c in net.classes}
+    per_class: dict[str, list[float]] = {c: [] for c in classes}
     for i in complete:
         per_class[first[i][1]].append(last[i] - first[i][0])
     t0, t1 = first[window[0]][0], first[window[-1]][0]
@@ -327,26 +337,39 @@ class _EndlessRoute:
 
 
 def simulate_closed(
-    net: ClosedNetwork, *, n_requests: Any, warmup: Any, rng: Any
+    stations: tuple[Station, ...],
+    population: Mapping[str, int],
+    think_times: Mapping[str, float],
+    classes: tuple[str, ...],
+    *,
+    n_requests: int,
+    warmup: int,
+    seed: int,
 ) -> SimulationResult:
-    """Simulate a closed network; see :meth:`ClosedNetwork.simulate`."""
-    n, w, seed = _seed_and_warmup(n_requests, warmup, rng)
-    stations = net.stations
+    """Simulate a closed network's parts.
+
+    See :meth:`perfstats.system.queueing.ClosedNetwork.simulate`.
+
+    ``n_requests``, ``warmup`` and ``seed`` are those :func:`simulation_run` returns.
+    """
+    n, w = n_requests, warmup
     # node 1 is the users' think station (infinite servers), 2.. the stations
-    visits = {c: [k + 2 for k, s in enumerate(stations) if c in s.demands] for c in net.classes}
-    users = {c: p for c, p in net.population.items() if p > 0}
+    visits = {c: [k + 2 for k, s in enumerate(stations) if c in s.demands] for c in classes}
+    users = {c: p for c, p in population.items() if p > 0}
     # Run long enough for w + n requests at the analytic throughput, plus a margin.
     try:
-        rate = sum(net.solve().throughput[c] for c in users)
+        rate = sum(
+            solve_closed(stations, population, think_times, classes).throughput[c] for c in users
+        )
     except ValueError:  # population too large for exact MVA: the asymptotic bound
         rate = sum(
             min(
-                users[c] / (net.think_times[c] + sum(s.demands.get(c, 0.0) for s in stations)),
+                users[c] / (think_times[c] + sum(s.demands.get(c, 0.0) for s in stations)),
                 min(s.servers / s.demands[c] for s in stations if c in s.demands),
             )
             for c in users
         ) / len(stations)  # classes share stations: the bound is optimistic
-    horizon = 1.1 * (w + n) / rate + 10.0 * max(net.think_times.values(), default=0.0)
+    horizon = 1.1 * (w + n) / rate + 10.0 * max(think_times.values(), default=0.0)
 
     def route_of(cls: str) -> Callable[[Any, Any], _EndlessRoute]:
         return lambda ind, sim: _EndlessRoute([*visits[cls], 1])
@@ -355,23 +378,23 @@ def simulate_closed(
         arrival_distributions={
             c: [ciw.dists.Sequential([1e-9] * users[c] + [1e18]) if c in users else None]
             + [None] * len(stations)
-            for c in net.classes
+            for c in classes
         },
         service_distributions={
             c: [
-                _WorkPerUser(net.think_times[c], seed, 0)
-                if net.think_times[c] > 0
+                _WorkPerUser(think_times[c], seed, 0)
+                if think_times[c] > 0
                 else ciw.dists.Deterministic(0.0)
             ]
             + [
                 _WorkPerUser(s.demands[c], seed, k + 1, s.scv) if c in s.demands else _NEVER
                 for k, s in enumerate(stations)
             ]
-            for c in net.classes
+            for c in classes
         },
         number_of_servers=[float("inf")] * (len(stations) + 1),
         ps_thresholds=[1] + [s.servers for s in stations],
-        routing={c: ciw.routing.ProcessBased(route_of(c)) for c in net.classes},
+        routing={c: ciw.routing.ProcessBased(route_of(c)) for c in classes},
     )
 
     def body() -> list[Any]:
@@ -404,7 +427,7 @@ def simulate_closed(
             f"the simulation produced only {len(cycles)} requests; increase n_requests"
         )
     window = cycles[w : w + n]
-    per_class: dict[str, list[float]] = {c: [] for c in net.classes}
+    per_class: dict[str, list[float]] = {c: [] for c in classes}
     for start, end, cls in window:
         per_class[cls].append(end - start)
     t0, t1 = window[0][0], window[-1][0]
