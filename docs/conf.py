@@ -10,6 +10,7 @@ unless the environment says otherwise, and caches the results beside the build.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -42,7 +43,10 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints"]
 
-# API reference: one stub page per public name, written at build time.
+# API reference: one stub page per public name, written at build time. Stubs of
+# a name no longer listed would be orphans (a warning), so each build starts
+# from none.
+shutil.rmtree(DOCS / "api" / "generated", ignore_errors=True)
 templates_path = ["_templates"]
 autosummary_generate = True
 autosummary_imported_members = True
