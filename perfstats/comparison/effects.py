@@ -50,7 +50,7 @@ class CliffsDelta:
     delta : float
         In [-1, 1]; positive when values of ``a`` tend to be larger.
     magnitude : str
-        ``"negligible"`` (|d| < 0.147), ``"small"`` (< 0.33),
+        ``"negligible"`` (``|d| < 0.147``), ``"small"`` (< 0.33),
         ``"medium"`` (< 0.474) or ``"large"``.
     n_a, n_b : int
         Sample sizes.

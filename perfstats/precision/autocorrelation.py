@@ -28,7 +28,7 @@ def default_nlags(n: int) -> int:
 
 
 def acf(values: Any, *, nlags: int | None = None) -> FloatArray:
-    """Autocorrelation of ``values`` at lags ``0 .. nlags``.
+    """Autocorrelation of ``values`` at lags 0 to ``nlags``.
 
     Parameters
     ----------

@@ -13,7 +13,7 @@ name                rule                                           source
 ``ci-width``        :class:`CIWidth` (relative CI of the mean)     SHARP
 ``ks-halves``       :class:`KSHalves` (KS between halves)          SHARP
 ``basic-bootstrap`` :class:`BasicBootstrap` (i.i.d. bootstrap CI)  Metior
-``cov``             :class:`CoV` (settled coefficient of variation) Metior
+``cov``             :class:`CoV` (stable coefficient of variation)  Metior
 ``fixed``           :class:`Fixed` (a fixed count)                 SeBS
 ``rse``             :class:`RSE` (relative standard error)         SHARP
 ``hdi``             :class:`HDI` (highest-density interval)        SHARP

@@ -46,7 +46,7 @@ class BlockBootstrapMeans(Rule):
     """Stop when block-bootstrapped means of the current and previous runs agree.
 
     SHARP's rule for autocorrelated data ("BB"). At ``n`` runs the block
-    length ``b`` is the first lag whose |autocorrelation| (the biased
+    length ``b`` is the first lag whose absolute autocorrelation (the biased
     estimator, :func:`perfstats.acf`, of the current runs) is below
     ``acf_cutoff``; the current runs and the previous runs (all but the last
     ``interval``) are each moving-block bootstrapped ``n_resamples`` times
@@ -58,7 +58,7 @@ class BlockBootstrapMeans(Rule):
     error : float, default 0.03
         Largest accepted relative difference (SHARP: 3%).
     acf_cutoff : float, default 0.01
-        |autocorrelation| below which a lag counts as decorrelated.
+        Absolute autocorrelation below which a lag counts as decorrelated.
     min_n : int, default 20
         Never stop on fewer runs.
     max_n : int, default 200

@@ -251,7 +251,7 @@ def predict_regression(
     rank-sum test flags even a 0.1% change; its p-value mostly reflects how
     long one simulates. What decides is Cliff's delta, which does not grow
     with the number of samples: a change is a regression only when the
-    effect is beyond negligible (|delta| >= 0.147). Both versions are
+    effect is beyond negligible (``|delta| >= 0.147``). Both versions are
     simulated with common random numbers (the same seed), so a version
     whose demands do not change gives the very same samples (delta 0,
     p = 1), and a small change moves delta by a small, reproducible amount
