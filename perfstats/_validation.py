@@ -132,6 +132,16 @@ def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0
     return out
 
 
+def check_finite(value: Any, name: str) -> float:
+    """A finite real number (not a bool, not a string that looks like one)."""
+    if not_real(value):
+        raise ValueError(f"{name} must be a number, got {_short(value)}")
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {out!r}")
+    return out
+
+
 def check_positive(value: Any, name: str) -> float:
     """A finite number greater than zero."""
     if not_real(value):

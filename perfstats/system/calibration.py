@@ -47,7 +47,6 @@ Models", Prentice-Hall, 1984 (the utilisation law, Chapter 3).
 from __future__ import annotations
 
 import logging
-import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,8 +54,8 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.optimize import brentq
 
+from .._validation import check_finite
 from .queueing import OpenNetwork, Station
 
 __all__ = [
@@ -150,16 +149,6 @@ def _field(run: Any, name: str, i: int) -> Any:
     return getattr(run, name)
 
 
-def _finite(value: Any, what: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(out):
-        raise ValueError(f"{what} must be finite, got {value!r}")
-    return out
-
-
 def _check_spans(spans: Any, where: str) -> list[Span]:
     if isinstance(spans, (str, bytes)) or not isinstance(spans, Sequence):
         raise ValueError(f"{where}: spans must be a sequence of mappings, got {spans!r}")
@@ -170,12 +159,12 @@ def _check_spans(spans: Any, where: str) -> list[Span]:
         missing = [k for k in _SPAN_KEYS if k not in s]
         if missing:
             raise ValueError(f"{where}: span {j} lacks {missing} (has {sorted(s)})")
-        start = _finite(s["start"], f"{where}: span {j} start")
-        end = _finite(s["end"], f"{where}: span {j} end")
+        start = check_finite(s["start"], f"{where}: span {j} start")
+        end = check_finite(s["end"], f"{where}: span {j} end")
         if end < start:
             raise ValueError(f"{where}: span {j} ends before it starts ({start!r} > {end!r})")
         cpu = s.get("cpu")
-        if cpu is not None and not _finite(cpu, f"{where}: span {j} cpu") >= 0.0:
+        if cpu is not None and not check_finite(cpu, f"{where}: span {j} cpu") >= 0.0:
             raise ValueError(f"{where}: span {j} cpu must be >= 0, got {cpu!r}")
         out.append(s)
     return out
@@ -207,16 +196,16 @@ def _observe(runs: Any, what: str, *, need_spans: bool) -> list[_Observed]:
         done_in = _field(run, "completions", i)
         if not isinstance(busy_in, Mapping) or not isinstance(done_in, Mapping):
             raise ValueError(f"{where}: busy_s and completions must be mappings")
-        busy = {str(k): _finite(v, f"{where}: busy_s[{k!r}]") for k, v in busy_in.items()}
+        busy = {str(k): check_finite(v, f"{where}: busy_s[{k!r}]") for k, v in busy_in.items()}
         if any(v < 0 for v in busy.values()):
             raise ValueError(f"{where}: busy_s must be >= 0, got {busy}")
         done: dict[str, int] = {}
         for k, v in done_in.items():
-            n = _finite(v, f"{where}: completions[{k!r}]")
+            n = check_finite(v, f"{where}: completions[{k!r}]")
             if n < 0 or n != int(n):
                 raise ValueError(f"{where}: completions[{k!r}] must be a count >= 0, got {v!r}")
             done[str(k)] = int(n)
-        window = _finite(_field(run, "window_s", i), f"{where}: window_s")
+        window = check_finite(_field(run, "window_s", i), f"{where}: window_s")
         if not window > 0:
             raise ValueError(f"{where}: window_s must be > 0, got {window!r}")
         out.append(_Observed(spans, busy, done, window))
@@ -778,6 +767,8 @@ def _fit_scale(
     hi = (1.0 - 1e-9 - kept_load) / scaled_load  # the station's stability: trials stay stable
     if not utilisation(lo) < target < utilisation(hi):
         return None
+    from scipy.optimize import brentq  # deferred: scipy.optimize is slow to import
+
     return float(brentq(lambda x: utilisation(x) - target, lo, hi, xtol=1e-12))
 
 

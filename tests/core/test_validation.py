@@ -8,6 +8,7 @@ first non-finite value or the overflow.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -57,3 +58,29 @@ def test_non_contiguous_and_read_only_samples() -> None:
     assert as_sample(y).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
     with pytest.raises(ValueError, match=r"data\[1\] is"):
         as_sample(np.array([0.0, 9.0, np.nan, 9.0])[::2])  # a strided view
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (True, "x must be a number, got True"),
+        ("1.5", "x must be a number, got '1.5'"),
+        (None, "x must be a number, got None"),
+        (float("nan"), "x must be finite, got nan"),
+        (float("-inf"), "x must be finite, got -inf"),
+    ],
+)
+def test_check_finite_refuses_what_is_not_a_finite_real(value: object, message: str) -> None:
+    from perfstats._validation import check_finite
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_finite(value, "x")
+
+
+def test_check_finite_accepts_numpy_and_negative_numbers() -> None:
+    import numpy as np
+
+    from perfstats._validation import check_finite
+
+    assert check_finite(np.float32(-2.5), "x") == -2.5
+    assert check_finite(3, "x") == 3.0
