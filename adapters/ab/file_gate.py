@@ -8,6 +8,7 @@ listed in the result. Per-benchmark thresholds come from a config file.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -15,10 +16,11 @@ from typing import Any
 
 from perfstats import GateResult, gate, parse_threshold
 
+from ..records.redaction import redact_text, remember_environment
 from .config import load_config
 from .inputs import read_results
 
-__all__ = ["gate_files", "parse_statistic", "read_overrides"]
+__all__ = ["gate_files", "parse_statistic", "read_overrides", "redacted"]
 
 _PERCENTILE = re.compile(r"^[pP](\d+(?:\.\d*)?)$")
 
@@ -149,3 +151,38 @@ def _for_gate(frame: Any) -> Any:
     # The gate's own check then says "mixes units" for a benchmark whose
     # files disagree; a benchmark without a unit is compared as unitless.
     return frame[["benchmark", "value", "unit"]]
+
+
+def redacted(result: GateResult) -> GateResult:
+    """``result`` with the secrets in its names, units and reasons redacted.
+
+    Every output of the gate (the table, Markdown, JSON and JUnit XML) is
+    rendered from the redacted result, so they all hide the same things,
+    and each renderer escapes ``<redacted>`` for its own format (redacting
+    the rendered XML or JSON text instead would break it). The values in
+    the environment's secret-looking variables are redacted too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import gate
+    >>> from perfstats.adapters.ab.file_gate import redacted
+    >>> x = np.linspace(1.0, 1.1, 10)
+    >>> [b.name for b in redacted(gate({"API_TOKEN=abc": x}, {"API_TOKEN=abc": x})).benchmarks]
+    ['API_TOKEN=<redacted>']
+    """
+    remember_environment()
+    return dataclasses.replace(
+        result,
+        benchmarks=tuple(
+            dataclasses.replace(
+                b,
+                name=redact_text(b.name),
+                unit=None if b.unit is None else redact_text(b.unit),
+                reason=redact_text(b.reason),
+            )
+            for b in result.benchmarks
+        ),
+        unmatched_baseline=tuple(redact_text(n) for n in result.unmatched_baseline),
+        unmatched_contender=tuple(redact_text(n) for n in result.unmatched_contender),
+    )

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from perfstats.regression_gate.render import gate_junit, gate_markdown, gate_table
 
-from ..ab.file_gate import gate_files
+from ..ab.file_gate import gate_files, redacted
 from ..ab.inputs import NAMES
-from .output import out
+from ..records.files import write_atomic
+from ..records.outputs import check_output
+from .output import emit_json, out
 from .parser import UsageError
 
 FORMATS = ("table", "markdown", "json")
@@ -112,22 +115,26 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     for side in (args.baseline, args.contender):
         if not Path(side).exists():
             raise UsageError(f"{side} does not exist")
-    result = gate_files(
-        args.baseline,
-        args.contender,
-        config=args.config,
-        names=args.names,
-        statistic=args.statistic,
-        threshold=args.threshold,
-        fdr=args.fdr,
-        level=args.level,
-        paired=args.paired,
-        n_resamples=args.resamples,
-        rng=args.seed,
+    if args.junit:
+        _check_junit(args.junit, [args.baseline, args.contender, args.config])
+    result = redacted(
+        gate_files(
+            args.baseline,
+            args.contender,
+            config=args.config,
+            names=args.names,
+            statistic=args.statistic,
+            threshold=args.threshold,
+            fdr=args.fdr,
+            level=args.level,
+            paired=args.paired,
+            n_resamples=args.resamples,
+            rng=args.seed,
+        )
     )
     if args.junit:
         try:
-            Path(args.junit).write_text(gate_junit(result, strict=args.strict), encoding="utf-8")
+            write_atomic(args.junit, gate_junit(result, strict=args.strict))
         except OSError as exc:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror}") from None
     if args.format == "json":
@@ -137,9 +144,28 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             "inputs": {"baseline": args.baseline, "contender": args.contender},
             **data,
         }
-        out(json.dumps(data, indent=2))
+        # Redacted as data (names are data, not settings), so it stays JSON.
+        emit_json(data, secret_keys=False)
     elif args.format == "markdown":
         out(gate_markdown(result).rstrip("\n"))
     else:
         out(gate_table(result))
     return result.exit_code(strict=args.strict)
+
+
+def _check_junit(junit: str, inputs: list[str | None]) -> None:
+    """Refuse a JUnit path that is an input, a link to one, or inside an input directory."""
+    given = [i for i in inputs if i is not None]
+    try:
+        check_output(junit, given, what="--junit")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    where = os.path.realpath(junit)
+    for source in given:
+        if Path(source).is_dir():
+            folder = os.path.realpath(source)
+            if os.path.commonpath([where, folder]) == folder:
+                raise UsageError(
+                    f"--junit {junit} is inside the input directory {source}, where the next "
+                    "run would read it; choose another path"
+                )

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import pandas as pd
 
 from ..ab.inputs import NAMES, read_history
+from ..records.redaction import redact_text
 from ..report.formatting import quantity, table
-from .output import out
+from .output import emit_json, out
 from .parser import UsageError
 
 FORMATS = ("table", "json")
@@ -119,7 +119,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
                 for name, res in results.items()
             },
         }
-        out(json.dumps(data, indent=2))
+        # Redacted as data (benchmark names are keys, not settings), so it stays JSON.
+        emit_json(data, secret_keys=False)
         return 0
     for i, (name, res) in enumerate(results.items()):
         if i:
@@ -178,7 +179,7 @@ def _plot(path: str, series: dict[str, pd.Series], results: dict[str, Any],
     fig = Figure(figsize=(8.0, 3.0 * len(series)), layout="constrained")
     axes = fig.subplots(len(series), 1, squeeze=False)[:, 0]
     for ax, (name, s) in zip(axes, series.items(), strict=True):
-        history(s, results[name], ax=ax, unit=units[name] or None, title=name)
+        history(s, results[name], ax=ax, unit=units[name] or None, title=redact_text(name))
     try:
         fig.savefig(path)
     except (OSError, ValueError) as exc:
