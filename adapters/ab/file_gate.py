@@ -117,14 +117,17 @@ def gate_files(
     -------
     GateResult
         Benchmarks present on one side only are in ``unmatched_baseline`` and
-        ``unmatched_contender``.
+        ``unmatched_contender``. Each benchmark is judged in the direction
+        its files give (a throughput: higher is better) and carries its
+        failed runs, both sides together, in ``n_failed``.
 
     Raises
     ------
     ValueError
         On unreadable input, and on whatever :func:`perfstats.gate` refuses
         (fewer than 2 runs, NaN, units that differ between the sides, no
-        benchmark in common, ...).
+        benchmark in common, ...), and on a benchmark whose two sides
+        disagree on which values are better.
 
     Examples
     --------
@@ -138,13 +141,53 @@ def gate_files(
         overrides.update(read_overrides(config))
     base = read_results(baseline, names=names)
     cont = read_results(contender, names=names)
-    return gate(
+    directions = _directions(base, cont)
+    result = gate(
         _for_gate(base),
         _for_gate(cont),
         statistic=parse_statistic(statistic),
         overrides=overrides or None,
+        directions=directions,
         **options,
     )
+    failed = {**_failed(base)}
+    for name, count in _failed(cont).items():
+        failed[name] = failed.get(name, 0) + count
+    return dataclasses.replace(
+        result,
+        benchmarks=tuple(
+            dataclasses.replace(b, n_failed=failed.get(b.name, 0)) for b in result.benchmarks
+        ),
+    )
+
+
+def _directions(base: Any, cont: Any) -> dict[str, str]:
+    """Which values are better, by benchmark; refused when the two sides disagree."""
+    found: dict[str, dict[str, str]] = {"baseline": {}, "contender": {}}
+    for side, frame in (("baseline", base), ("contender", cont)):
+        for name, rows in frame.groupby("benchmark", sort=False):
+            ways = sorted(set(rows["direction"]))
+            if len(ways) > 1:
+                raise ValueError(
+                    f"{side} benchmark {name!r} mixes values where {ways[0]} is better and "
+                    f"values where {ways[1]} is better"
+                )
+            found[side][str(name)] = ways[0]
+    for name, way in found["baseline"].items():
+        other = found["contender"].get(name, way)
+        if other != way:
+            raise ValueError(
+                f"benchmark {name!r}: {way} is better in the baseline but {other} in the "
+                "contender (a time on one side, a throughput on the other?)"
+            )
+    return {**found["contender"], **found["baseline"]}
+
+
+def _failed(frame: Any) -> dict[str, int]:
+    # Each row repeats its file's count for the benchmark; a benchmark comes
+    # from one file a side.
+    counts = frame.groupby("benchmark", sort=False)["failed"].max()
+    return {str(k): int(v) for k, v in counts.items()}
 
 
 def _for_gate(frame: Any) -> Any:

@@ -39,7 +39,12 @@ verdicts: regression (the CI of the relative change lies above +threshold
 and the Benjamini-Hochberg adjusted p-value is below --fdr), improvement
 (below -threshold, likewise), equivalent (the CI lies inside +-threshold,
 with at least 5 runs a side), inconclusive (otherwise; "runs needed" says
-how many more runs a side would likely decide it).
+how many more runs a side would likely decide it). For a throughput or a
+rate (JMH thrpt, Go MB/s, a Google Benchmark *_per_second counter, a
+CSV's direction column = higher) higher is better: a rise is an
+improvement. Runs a tool recorded as failed (hyperfine's non-zero exit
+codes, Google Benchmark's error_occurred) are left out and counted; a
+benchmark with no successful run is an input error.
 
 config (--config gate.toml): per-benchmark thresholds by name or glob
   [thresholds]
@@ -65,7 +70,9 @@ JSON (--format json), schema "perfstats.gate/1":
                    "ci_low", "ci_high" (CI of the ratio), "p_value" (rank test),
                    "p_adjusted" (Benjamini-Hochberg), "cliffs_delta",
                    "verdict", "runs_needed" (int or null), "threshold",
-                   "reason"}, ...],
+                   "reason", "direction" ("lower" or "higher": which values
+                   are better), "n_failed" (failed runs left out, both
+                   sides)}, ...],
    "unmatched": {"baseline": [NAME, ...], "contender": [NAME, ...]}}
   Numbers that do not exist (e.g. a CI bound of an empty bootstrap) are null.
 """

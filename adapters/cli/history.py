@@ -37,7 +37,8 @@ change of the median from the level before to the level after, its 95%
 bootstrap CI, and the permutation test's p-value.
 
 JSON (--format json): {"source": PATH, "options": {...}, "benchmarks":
-{NAME: {"unit", "commits": [...], "values": [...], "n", "pvalue",
+{NAME: {"unit", "direction" ("lower" or "higher": which values are
+better), "commits": [...], "values": [...], "n", "pvalue",
 "permutations", "min_size", "statistic", "level", "change_points":
 [{"index", "label" (the commit), "before", "after", "change", "ci_low",
 "ci_high", "relative", "p_value", "energy"}, ...]}}}
@@ -97,6 +98,10 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         str(name): next((str(u) for u in rows["unit"] if u is not None and u == u), "")
         for name, rows in frame.groupby("benchmark", sort=False)
     }
+    better = {
+        str(name): str(rows["direction"].iloc[0])
+        for name, rows in frame.groupby("benchmark", sort=False)
+    }
     if args.plot:
         _plot(args.plot, series, results, units)
     if args.format == "json":
@@ -112,6 +117,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             "benchmarks": {
                 name: {
                     "unit": units[name] or None,
+                    "direction": better[name],
                     "commits": [str(c) for c in series[name].index],
                     "values": [float(v) for v in series[name]],
                     **res.to_dict(),

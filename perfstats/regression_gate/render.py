@@ -47,12 +47,17 @@ def _rows(result: GateResult) -> list[list[str]]:
             f"{b.cliffs_delta:+.2f}",
             _SYMBOL[b.verdict],
             _runs(b),
+            b.direction,
+            str(b.n_failed),
         ]
         for b in result.benchmarks
     ]
 
 
-_HEADER = ["benchmark", "runs", "change", "CI", "p_adj", "cliff", "verdict", "runs needed"]
+_HEADER = [
+    "benchmark", "runs", "change", "CI", "p_adj", "cliff", "verdict", "runs needed", "better",
+    "failed",
+]  # fmt: skip
 
 
 def _summary(result: GateResult) -> str:
@@ -88,8 +93,8 @@ def gate_table(result: GateResult) -> str:
     >>> x = rng.lognormal(0, 0.01, 20)
     >>> print(gate_table(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500)))
     ... # doctest: +NORMALIZE_WHITESPACE
-    benchmark  runs   change   CI                 p_adj    cliff  verdict     runs needed
-    a          20/20  +10.00%  [+9.28%, +10.69%]  6.8e-08  +1.00  REGRESSION
+    benchmark runs  change  CI                p_adj   cliff verdict    runs needed better failed
+    a         20/20 +10.00% [+9.28%, +10.69%] 6.8e-08 +1.00 REGRESSION             lower  0
     1 benchmarks (median, threshold 2%, FDR 0.05, 95% CI): 1 regression, 0 improvement,
     0 equivalent, 0 inconclusive. Geometric mean +10.00% [+9.30%, +10.71%].
     """
@@ -162,7 +167,9 @@ def gate_markdown(result: GateResult) -> str:
     )
     out = [title, "", _summary(result), ""]
     out.append("| " + " | ".join(_HEADER) + " |")
-    out.append("|" + "|".join(["---", "--:", "--:", "---", "--:", "--:", "---", "--:"]) + "|")
+    out.append(
+        "|" + "|".join(["---", "--:", "--:", "---", "--:", "--:", "---", "--:", "---", "--:"]) + "|"
+    )
     for b, row in zip(result.benchmarks, _rows(result), strict=True):
         row[6] = f"{_EMOJI[b.verdict]} {b.verdict}"
         cells = [_md_code(row[0], in_table=True), *(_md_cell(c) for c in row[1:])]

@@ -16,7 +16,10 @@ TIME_UNITS: dict[str, float] = {
     "min": 60.0,
 }  # fmt: skip
 
-COLUMNS = ["benchmark", "unit", "value", "run"]
+COLUMNS = ["benchmark", "unit", "value", "run", "direction"]
+
+#: Which values are better: "lower" (times, sizes) or "higher" (throughputs, rates).
+LOWER, HIGHER = "lower", "higher"
 
 
 class FormatError(ValueError):
@@ -41,22 +44,28 @@ class Results:
     Parameters
     ----------
     frame : pandas.DataFrame
-        One row per measured value: ``benchmark`` (str), ``unit`` (str;
-        times are in ``"s"``), ``value`` (float) and ``run`` (int, the
-        value's position among its benchmark's values), plus columns a
-        format adds (e.g. ``fork``, ``iterations``, ``repetition``).
+        One row per successful measured value: ``benchmark`` (str),
+        ``unit`` (str; times are in ``"s"``), ``value`` (float), ``run``
+        (int, the value's position among its benchmark's values) and
+        ``direction`` (``"lower"`` or ``"higher"``: which values are better,
+        from the tool's unit or mode), plus columns a format adds (e.g.
+        ``fork``, ``iterations``, ``repetition``).
     format : str
         The format read (``"pyperf"``, ``"hyperfine"``, ...).
     metadata : dict
         What the tool recorded about the whole run (machine, commit, ...).
     benchmark_metadata : dict of str to dict
         What it recorded per benchmark.
+    failed : dict of str to int
+        Runs the tool recorded as failed, by benchmark (a non-zero exit
+        code, an error); they are not in ``frame``.
     """
 
     frame: pd.DataFrame
     format: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
     benchmark_metadata: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    failed: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def benchmarks(self) -> list[str]:
@@ -73,6 +82,10 @@ class Results:
     def unit(self, name: str) -> str:
         """The unit of one benchmark."""
         return str(self.frame.loc[self.frame["benchmark"] == name, "unit"].iloc[0])
+
+    def direction(self, name: str) -> str:
+        """Which values of one benchmark are better: ``"lower"`` or ``"higher"``."""
+        return str(self.frame.loc[self.frame["benchmark"] == name, "direction"].iloc[0])
 
     def __repr__(self) -> str:
         return (
@@ -97,8 +110,23 @@ def build(
     metadata: Mapping[str, Any] | None = None,
     benchmark_metadata: Mapping[str, Mapping[str, Any]] | None = None,
     source: str | None = None,
+    direction: str | Mapping[str, str] = LOWER,
+    failed: Mapping[str, int] | None = None,
 ) -> Results:
-    """Results from ``(benchmark, unit, value, *extra)`` rows; checks they are finite numbers."""
+    """Results from ``(benchmark, unit, value, *extra)`` rows; checks they are finite numbers.
+
+    ``direction`` is which values are better, for every benchmark or by
+    name (a name not given is ``"lower"``); ``failed`` counts the runs the
+    tool recorded as failed, by name. A benchmark with failed runs and no
+    successful one is refused, naming it.
+    """
+    failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
+    measured = {str(r[0]) for r in rows}
+    for name, count in failed.items():
+        if name not in measured:
+            raise FormatError(
+                fmt, f"benchmark {name!r} has no successful run ({count} failed)", source
+            )
     if not rows:
         raise FormatError(fmt, "holds no measured value", source)
     frame = pd.DataFrame(list(rows), columns=["benchmark", "unit", "value", *extra])
@@ -114,8 +142,14 @@ def build(
         )
     frame["benchmark"] = frame["benchmark"].astype(str)
     frame["run"] = frame.groupby("benchmark", sort=False).cumcount()
-    frame = frame[["benchmark", "unit", "value", "run", *extra]]
-    return Results(frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}))
+    if isinstance(direction, str):
+        frame["direction"] = direction
+    else:
+        frame["direction"] = [direction.get(n, LOWER) for n in frame["benchmark"]]
+    frame = frame[[*COLUMNS, *extra]]
+    return Results(
+        frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
+    )
 
 
 def need(obj: Any, key: str, kind: type | tuple[type, ...], fmt: str, where: str) -> Any:
