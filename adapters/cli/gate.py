@@ -18,6 +18,9 @@ from .parser import UsageError
 
 FORMATS = ("table", "markdown", "json")
 EXIT_INCONCLUSIVE = 3
+# Beyond this a bootstrap's resamples outgrow a CI runner's memory, and the
+# CI bounds stopped moving long before.
+MAX_RESAMPLES = 1_000_000
 
 HELP = "regression gate: judge a contender against a baseline, benchmark by benchmark"
 EXAMPLES = """\
@@ -122,6 +125,11 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     for side in (args.baseline, args.contender):
         if not Path(side).exists():
             raise UsageError(f"{side} does not exist")
+    if not 1 <= args.resamples <= MAX_RESAMPLES:
+        raise UsageError(
+            f"--resamples must be between 1 and {MAX_RESAMPLES:,} (each resample keeps a copy "
+            f"of a benchmark's runs); got {args.resamples:,}"
+        )
     if args.junit:
         _check_junit(args.junit, [args.baseline, args.contender, args.config])
     result = redacted(

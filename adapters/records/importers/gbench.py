@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import HIGHER, LOWER, FormatError, Results, build, need, time_unit
+from .results import HIGHER, LOWER, FormatError, Results, build, need, number, time_unit
 
 NAME = "Google Benchmark"
 
@@ -65,9 +65,9 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
             failed[name] = failed.get(name, 0) + 1
             per.setdefault(name, {})["error_message"] = b.get("error_message")
             continue
-        value = need(b, metric, (int, float), NAME, where)
-        if isinstance(value, bool):
-            raise FormatError(NAME, f"{where}[{metric!r}] is a bool, expected a number", source)
+        if metric not in b:
+            raise FormatError(NAME, f"{where} ({name}) has no {metric!r}", source)
+        value = number(b[metric], NAME, f"{where}[{metric!r}] ({name})", source)
         if timed:
             scale = time_unit(str(b.get("time_unit", "ns")), NAME, where)
             row = (name, "s", value * scale)

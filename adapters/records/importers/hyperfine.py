@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,8 +52,14 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
                 NAME, f"{where} has no 'times' (exported by a hyperfine older than 1.6?)", source
             )
         times = need(res, "times", list, NAME, where)
-        codes = res.get("exit_codes") or [None] * len(times)
-        if not isinstance(codes, list) or len(codes) != len(times):
+        codes = res.get("exit_codes")
+        if codes is None:
+            codes = [None] * len(times)
+        if not isinstance(codes, list):
+            raise FormatError(
+                NAME, f"{where} ({name}): exit_codes is {json.dumps(codes)}, not a list", source
+            )
+        if len(codes) != len(times):
             raise FormatError(
                 NAME, f"{where} ({name}) has {len(times)} times but {len(codes)} exit codes", source
             )

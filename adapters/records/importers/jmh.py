@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import HIGHER, LOWER, FormatError, Results, build, need, time_unit
+from .results import HIGHER, LOWER, FormatError, Results, build, need, number, time_unit
 
 NAME = "JMH"
 
@@ -60,6 +60,9 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
         where = f"[{i}]"
         bench = need(b, "benchmark", str, NAME, where)
         params = b.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise FormatError(NAME, f"{where}.params is a {type(params).__name__}, not an object",
+                              source)  # fmt: skip
         name = bench + (f"({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
         if name in per:
             raise FormatError(NAME, f"benchmark {name!r} appears twice", source)
@@ -73,7 +76,11 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
         for fork, values in enumerate(raw):
             if not isinstance(values, list):
                 raise FormatError(NAME, f"{where}.rawData[{fork}] is not a list", source)
-            rows.extend((name, unit, v * scale, fork) for v in values)
+            rows.extend(
+                (name, unit, number(v, NAME, f"{where}.rawData[{fork}][{k}] ({name})", source)
+                 * scale, fork)
+                for k, v in enumerate(values)
+            )  # fmt: skip
         per[name] = {k: b.get(k) for k in ("mode", "threads", "forks", "jvm", "jdkVersion",
                                            "jmhVersion", "params") if k in b}  # fmt: skip
     return build(rows, NAME, extra=["fork"], benchmark_metadata=per, source=source,

@@ -94,6 +94,39 @@ class Results:
         )
 
 
+def number(value: Any, fmt: str, where: str, source: str | None = None) -> float:
+    """``value`` as a float, or a FormatError naming ``where`` and what the value is.
+
+    A JSON ``true`` is no 1.0, a string no number, and an integer too large
+    for a float (JSON allows 400 digits) no measurement.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.results import number
+    >>> number(2, "JMH", "x")
+    2.0
+    >>> number(True, "JMH", "[0].rawData[0][1]")
+    Traceback (most recent call last):
+    ...
+    perfstats.adapters.records.importers.results.FormatError: looks like JMH but \
+[0].rawData[0][1] is true, not a number
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise FormatError(fmt, f"{where} is {str(value).lower()}, not a number", source)
+    if isinstance(value, (int, np.integer)):
+        try:
+            return float(value)
+        except OverflowError:
+            digits = len(str(abs(int(value))))
+            raise FormatError(
+                fmt, f"{where} is a {digits}-digit integer, too large for a measurement", source
+            ) from None
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    shown = "null" if value is None else f"a {type(value).__name__}"
+    raise FormatError(fmt, f"{where} is {shown}, not a number", source)
+
+
 def time_unit(unit: str, fmt: str, where: str) -> float:
     """Seconds per ``unit`` (a time unit), or a FormatError."""
     try:
@@ -129,11 +162,14 @@ def build(
             )
     if not rows:
         raise FormatError(fmt, "holds no measured value", source)
-    frame = pd.DataFrame(list(rows), columns=["benchmark", "unit", "value", *extra])
-    try:
-        frame["value"] = frame["value"].astype(np.float64)
-    except (TypeError, ValueError):
-        raise FormatError(fmt, "has a value that is not a number", source) from None
+    position: dict[str, int] = {}
+    checked = []
+    for row in rows:
+        k = position[str(row[0])] = position.get(str(row[0]), -1) + 1
+        where = f"benchmark {str(row[0])!r} value {k}"
+        checked.append((row[0], row[1], number(row[2], fmt, where, source), *row[3:]))
+    frame = pd.DataFrame(checked, columns=["benchmark", "unit", "value", *extra])
+    frame["value"] = frame["value"].astype(np.float64)
     bad = ~np.isfinite(frame["value"].to_numpy())
     if bad.any():
         row = frame[bad].iloc[0]
@@ -159,6 +195,11 @@ def need(obj: Any, key: str, kind: type | tuple[type, ...], fmt: str, where: str
     if key not in obj:
         raise FormatError(fmt, f"{where} has no {key!r}")
     value = obj[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        # JSON's true is a Python int: no count, no time.
+        raise FormatError(fmt, f"{where}[{key!r}] is {str(value).lower()}, expected "
+                          f"{'/'.join(k.__name__ for k in kinds)}")  # fmt: skip
     if not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
         raise FormatError(
