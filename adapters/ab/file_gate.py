@@ -9,9 +9,10 @@ listed in the result. Per-benchmark thresholds come from a config file.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfstats import GateResult, gate, parse_threshold
@@ -91,6 +92,7 @@ def gate_files(
     config: str | os.PathLike[str] | None = None,
     names: str = "target",
     statistic: str | float = "median",
+    higher_is_better: Sequence[str] = (),
     **options: Any,
 ) -> GateResult:
     """The regression gate on a baseline and a contender read from files.
@@ -108,6 +110,10 @@ def gate_files(
         Name a record's benchmark by its target or by its file's stem.
     statistic : str or float, default "median"
         ``"median"``, ``"mean"``, ``"p90"`` or a quantile such as ``0.9``.
+    higher_is_better : sequence of str, default ()
+        Names or glob patterns of benchmarks whose higher values are better,
+        whatever their files say (the files' own direction otherwise: a
+        JMH throughput, a Go ``MB/s``, a CSV's ``direction`` column).
     **options
         Passed to :func:`perfstats.gate` (``threshold``, ``fdr``, ``level``,
         ``paired``, ``n_resamples``, ``rng``, ``min_equivalent_runs``,
@@ -142,6 +148,11 @@ def gate_files(
     base = read_results(baseline, names=names)
     cont = read_results(contender, names=names)
     directions = _directions(base, cont)
+    if isinstance(higher_is_better, str):
+        higher_is_better = [higher_is_better]
+    for name in directions:
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in higher_is_better):
+            directions[name] = "higher"
     result = gate(
         _for_gate(base),
         _for_gate(cont),

@@ -33,7 +33,8 @@ examples:
 inputs: BASELINE and CONTENDER are each a perfstats record (run.csv with
 run.meta.json beside it; the benchmark is named by its target, or by the
 file's stem with --names file), a directory of records, a CSV with columns
-benchmark,value[,unit] (one row per run), or a results file of pyperf,
+benchmark,value[,unit][,direction] (one row per run; direction lower or
+higher: which values are better), or a results file of pyperf,
 hyperfine, Google Benchmark, pytest-benchmark, asv, JMH, criterion or
 'go test -bench' (format sniffed). Benchmarks are matched by name; those on
 one side only are listed and not judged.
@@ -118,6 +119,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--resamples", type=int, default=5000, metavar="B", help="bootstrap resamples (5000)"
     )
     p.add_argument("--seed", type=int, help="seed of the bootstrap (reproducible verdicts)")
+    p.add_argument(
+        "--higher-is-better",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="benchmarks (names or glob patterns) whose higher values are better, where "
+        "the files do not say (an asv track_* rate, a pyperf or CSV throughput); repeatable",
+    )
 
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
@@ -145,6 +154,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             paired=args.paired,
             n_resamples=args.resamples,
             rng=args.seed,
+            higher_is_better=args.higher_is_better,
         )
     )
     if args.junit:

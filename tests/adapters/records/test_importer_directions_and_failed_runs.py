@@ -302,3 +302,31 @@ def test_asv_failed_benchmark_is_named() -> None:
         parse(doc)
     del doc["results"]["b.time_param"]
     assert parse(doc).benchmarks == ["b.time_ok"]
+
+
+def test_higher_is_better_option_for_files_that_do_not_say(capsys, tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+
+    def csv(factor: float, direction: str | None = None) -> str:
+        head = "benchmark,value,unit" + (",direction" if direction else "") + "\n"
+        tail = f",{direction}" if direction else ""
+        values = rng.lognormal(7, 0.01, 15) * factor
+        return head + "".join(f"put,{v},ops/s{tail}\n" for v in values)
+
+    base, cont = tmp_path / "base.csv", tmp_path / "cont.csv"
+    base.write_text(csv(1.0))
+    cont.write_text(csv(1.3))
+    argv = ["gate", str(base), str(cont), "--seed", "1", "--resamples", "500"]
+    assert main(argv) == 1  # read as a time, 30% more is a regression
+    capsys.readouterr()
+    assert main([*argv, "--higher-is-better", "pu*", "--format", "json"]) == 0
+    (bench,) = json.loads(capsys.readouterr().out)["benchmarks"]
+    assert bench["verdict"] == "improvement" and bench["direction"] == "higher"
+    # A CSV may say so itself.
+    base.write_text(csv(1.0, "higher"))
+    cont.write_text(csv(1.3, "higher"))
+    assert main(argv) == 0
+    capsys.readouterr()
+    cont.write_text(csv(1.3, "up"))
+    assert main(argv) == 2
+    assert "direction 'up' is neither 'lower' nor 'higher'" in capsys.readouterr().err
