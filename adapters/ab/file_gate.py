@@ -8,17 +8,20 @@ listed in the result. Per-benchmark thresholds come from a config file.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfstats import GateResult, gate, parse_threshold
 
+from ..records.redaction import redact_text, remember_environment
 from .config import load_config
 from .inputs import read_results
 
-__all__ = ["gate_files", "parse_statistic", "read_overrides"]
+__all__ = ["gate_files", "parse_statistic", "read_overrides", "redacted"]
 
 _PERCENTILE = re.compile(r"^[pP](\d+(?:\.\d*)?)$")
 
@@ -89,6 +92,7 @@ def gate_files(
     config: str | os.PathLike[str] | None = None,
     names: str = "target",
     statistic: str | float = "median",
+    higher_is_better: Sequence[str] = (),
     **options: Any,
 ) -> GateResult:
     """The regression gate on a baseline and a contender read from files.
@@ -106,6 +110,10 @@ def gate_files(
         Name a record's benchmark by its target or by its file's stem.
     statistic : str or float, default "median"
         ``"median"``, ``"mean"``, ``"p90"`` or a quantile such as ``0.9``.
+    higher_is_better : sequence of str, default ()
+        Names or glob patterns of benchmarks whose higher values are better,
+        whatever their files say (the files' own direction otherwise: a
+        JMH throughput, a Go ``MB/s``, a CSV's ``direction`` column).
     **options
         Passed to :func:`perfstats.gate` (``threshold``, ``fdr``, ``level``,
         ``paired``, ``n_resamples``, ``rng``, ``min_equivalent_runs``,
@@ -115,14 +123,17 @@ def gate_files(
     -------
     GateResult
         Benchmarks present on one side only are in ``unmatched_baseline`` and
-        ``unmatched_contender``.
+        ``unmatched_contender``. Each benchmark is judged in the direction
+        its files give (a throughput: higher is better) and carries its
+        failed runs, both sides together, in ``n_failed``.
 
     Raises
     ------
     ValueError
         On unreadable input, and on whatever :func:`perfstats.gate` refuses
         (fewer than 2 runs, NaN, units that differ between the sides, no
-        benchmark in common, ...).
+        benchmark in common, ...), and on a benchmark whose two sides
+        disagree on which values are better.
 
     Examples
     --------
@@ -136,16 +147,96 @@ def gate_files(
         overrides.update(read_overrides(config))
     base = read_results(baseline, names=names)
     cont = read_results(contender, names=names)
-    return gate(
+    directions = _directions(base, cont)
+    if isinstance(higher_is_better, str):
+        higher_is_better = [higher_is_better]
+    for name in directions:
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in higher_is_better):
+            directions[name] = "higher"
+    result = gate(
         _for_gate(base),
         _for_gate(cont),
         statistic=parse_statistic(statistic),
         overrides=overrides or None,
+        directions=directions,
         **options,
     )
+    failed = {**_failed(base)}
+    for name, count in _failed(cont).items():
+        failed[name] = failed.get(name, 0) + count
+    return dataclasses.replace(
+        result,
+        benchmarks=tuple(
+            dataclasses.replace(b, n_failed=failed.get(b.name, 0)) for b in result.benchmarks
+        ),
+    )
+
+
+def _directions(base: Any, cont: Any) -> dict[str, str]:
+    """Which values are better, by benchmark; refused when the two sides disagree."""
+    found: dict[str, dict[str, str]] = {"baseline": {}, "contender": {}}
+    for side, frame in (("baseline", base), ("contender", cont)):
+        for name, rows in frame.groupby("benchmark", sort=False):
+            ways = sorted(set(rows["direction"]))
+            if len(ways) > 1:
+                raise ValueError(
+                    f"{side} benchmark {name!r} mixes values where {ways[0]} is better and "
+                    f"values where {ways[1]} is better"
+                )
+            found[side][str(name)] = ways[0]
+    for name, way in found["baseline"].items():
+        other = found["contender"].get(name, way)
+        if other != way:
+            raise ValueError(
+                f"benchmark {name!r}: {way} is better in the baseline but {other} in the "
+                "contender (a time on one side, a throughput on the other?)"
+            )
+    return {**found["contender"], **found["baseline"]}
+
+
+def _failed(frame: Any) -> dict[str, int]:
+    # Each row repeats its file's count for the benchmark; a benchmark comes
+    # from one file a side.
+    counts = frame.groupby("benchmark", sort=False)["failed"].max()
+    return {str(k): int(v) for k, v in counts.items()}
 
 
 def _for_gate(frame: Any) -> Any:
     # The gate's own check then says "mixes units" for a benchmark whose
     # files disagree; a benchmark without a unit is compared as unitless.
     return frame[["benchmark", "value", "unit"]]
+
+
+def redacted(result: GateResult) -> GateResult:
+    """``result`` with the secrets in its names, units and reasons redacted.
+
+    Every output of the gate (the table, Markdown, JSON and JUnit XML) is
+    rendered from the redacted result, so they all hide the same things,
+    and each renderer escapes ``<redacted>`` for its own format (redacting
+    the rendered XML or JSON text instead would break it). The values in
+    the environment's secret-looking variables are redacted too.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import gate
+    >>> from perfstats.adapters.ab.file_gate import redacted
+    >>> x = np.linspace(1.0, 1.1, 10)
+    >>> [b.name for b in redacted(gate({"API_TOKEN=abc": x}, {"API_TOKEN=abc": x})).benchmarks]
+    ['API_TOKEN=<redacted>']
+    """
+    remember_environment()
+    return dataclasses.replace(
+        result,
+        benchmarks=tuple(
+            dataclasses.replace(
+                b,
+                name=redact_text(b.name),
+                unit=None if b.unit is None else redact_text(b.unit),
+                reason=redact_text(b.reason),
+            )
+            for b in result.benchmarks
+        ),
+        unmatched_baseline=tuple(redact_text(n) for n in result.unmatched_baseline),
+        unmatched_contender=tuple(redact_text(n) for n in result.unmatched_contender),
+    )

@@ -7,7 +7,7 @@ The gate and the history read the same kinds of input:
   record's ``target`` column) or by the file's stem; its values are the
   successful measurement runs (warm-up and failed runs left out);
 * a **tidy CSV** with columns ``benchmark`` and ``value`` (optionally
-  ``unit``, ``commit``, ``date``), one row per run;
+  ``unit``, ``commit``, ``date``, ``direction``), one row per run;
 * any file the **importers** read (pyperf, hyperfine, Google Benchmark,
   pytest-benchmark, asv, JMH, criterion, ``go test -bench``; see
   :mod:`perfstats.adapters.records.importers`);
@@ -35,6 +35,7 @@ import pandas as pd
 
 from ..driver.result import judged_values
 from ..records.importers import read as read_tool_results
+from ..records.importers.results import HIGHER, LOWER
 from ..records.record import COLUMNS as RECORD_COLUMNS
 from ..records.record import MEASURE, metadata_path, read_metadata, read_record
 from .persistence import AB
@@ -44,7 +45,7 @@ __all__ = ["NAMES", "read_history", "read_results"]
 #: How a record's benchmark is named: by its target, or by its file's stem.
 NAMES = ("target", "file")
 
-_TIDY = ["benchmark", "unit", "value", "file", "commit", "date"]
+_TIDY = ["benchmark", "unit", "value", "file", "commit", "date", "direction", "failed"]
 
 
 def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
@@ -62,7 +63,11 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     -------
     pandas.DataFrame
         Columns ``benchmark``, ``unit`` (None when unknown), ``value``,
-        ``file``, ``commit`` and ``date`` (None when the file says nothing).
+        ``file``, ``commit`` and ``date`` (None when the file says nothing),
+        ``direction`` (``"lower"`` or ``"higher"``: which values are better,
+        from the tool's unit or mode; a tidy CSV may give it in a
+        ``direction`` column) and ``failed`` (the benchmark's runs that
+        failed in that file, left out of the values, on each of its rows).
 
     Raises
     ------
@@ -91,7 +96,7 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     files = _result_files(p)
     if not files:
         if any(p.rglob("new/sample.json")):
-            return _tidy(read_tool_results(p).frame, p)
+            return _tidy(read_tool_results(p), p)
         raise ValueError(f"directory {os.fspath(p)} holds no results file")
     return _unique(p, [_read_file(f, names) for f in files])
 
@@ -219,7 +224,7 @@ def _read_file(path: Path, names: str) -> pd.DataFrame:
                 f"benchmark and value (its header: {', '.join(header)})"
             ) from None
         raise exc from None
-    frame = _tidy(results.frame, path)
+    frame = _tidy(results, path)
     frame["commit"] = _recorded(results.metadata, _COMMIT_KEYS)
     frame["date"] = _recorded(results.metadata, _DATE_KEYS)
     return frame
@@ -255,6 +260,7 @@ def _read_record(path: Path, names: str) -> pd.DataFrame:
     if len(units) > 1:
         raise ValueError(f"{os.fspath(path)}: the record mixes units {units}")
     values = judged_values(df)
+    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
     return pd.DataFrame(
         {
             "benchmark": name,
@@ -263,6 +269,8 @@ def _read_record(path: Path, names: str) -> pd.DataFrame:
             "file": os.fspath(path),
             "commit": None,
             "date": ok["started_at"].min().isoformat(),
+            "direction": LOWER,
+            "failed": failed,
         }
     )[_TIDY]
 
@@ -288,14 +296,28 @@ def _read_tidy_csv(path: Path) -> pd.DataFrame:
     for column in ("unit", "commit", "date"):
         out[column] = df[column].where(df[column].notna(), None) if column in df else None
     out["file"] = os.fspath(path)
+    out["direction"] = LOWER
+    if "direction" in df:
+        given = df["direction"].fillna(LOWER).astype(str).str.strip().str.lower()
+        bad = ~given.isin([LOWER, HIGHER])
+        if bad.any():
+            row = int(np.argmax(bad.to_numpy())) + 2
+            raise ValueError(
+                f"{os.fspath(path)} line {row}: direction {df['direction'][bad].iloc[0]!r} is "
+                f"neither {LOWER!r} nor {HIGHER!r}"
+            )
+        out["direction"] = given
+    out["failed"] = 0
     return out[_TIDY]
 
 
-def _tidy(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
-    out = frame[["benchmark", "unit", "value"]].copy()
+def _tidy(results: Any, path: Path) -> pd.DataFrame:
+    frame = results.frame
+    out = frame[["benchmark", "unit", "value", "direction"]].copy()
     out["file"] = os.fspath(path)
     out["commit"] = None
     out["date"] = None
+    out["failed"] = [int(results.failed.get(n, 0)) for n in out["benchmark"]]
     return out[_TIDY]
 
 

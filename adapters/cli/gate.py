@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from perfstats.regression_gate.render import gate_junit, gate_markdown, gate_table
 
-from ..ab.file_gate import gate_files
+from ..ab.file_gate import gate_files, redacted
 from ..ab.inputs import NAMES
-from .output import out
+from ..records.files import write_atomic
+from ..records.outputs import check_output
+from .output import emit_json, out
 from .parser import UsageError
 
 FORMATS = ("table", "markdown", "json")
 EXIT_INCONCLUSIVE = 3
+# Beyond this a bootstrap's resamples outgrow a CI runner's memory, and the
+# CI bounds stopped moving long before.
+MAX_RESAMPLES = 1_000_000
 
 HELP = "regression gate: judge a contender against a baseline, benchmark by benchmark"
 EXAMPLES = """\
@@ -27,7 +33,8 @@ examples:
 inputs: BASELINE and CONTENDER are each a perfstats record (run.csv with
 run.meta.json beside it; the benchmark is named by its target, or by the
 file's stem with --names file), a directory of records, a CSV with columns
-benchmark,value[,unit] (one row per run), or a results file of pyperf,
+benchmark,value[,unit][,direction] (one row per run; direction lower or
+higher: which values are better), or a results file of pyperf,
 hyperfine, Google Benchmark, pytest-benchmark, asv, JMH, criterion or
 'go test -bench' (format sniffed). Benchmarks are matched by name; those on
 one side only are listed and not judged.
@@ -36,7 +43,12 @@ verdicts: regression (the CI of the relative change lies above +threshold
 and the Benjamini-Hochberg adjusted p-value is below --fdr), improvement
 (below -threshold, likewise), equivalent (the CI lies inside +-threshold,
 with at least 5 runs a side), inconclusive (otherwise; "runs needed" says
-how many more runs a side would likely decide it).
+how many more runs a side would likely decide it). For a throughput or a
+rate (JMH thrpt, Go MB/s, a Google Benchmark *_per_second counter, a
+CSV's direction column = higher) higher is better: a rise is an
+improvement. Runs a tool recorded as failed (hyperfine's non-zero exit
+codes, Google Benchmark's error_occurred) are left out and counted; a
+benchmark with no successful run is an input error.
 
 config (--config gate.toml): per-benchmark thresholds by name or glob
   [thresholds]
@@ -62,7 +74,9 @@ JSON (--format json), schema "perfstats.gate/1":
                    "ci_low", "ci_high" (CI of the ratio), "p_value" (rank test),
                    "p_adjusted" (Benjamini-Hochberg), "cliffs_delta",
                    "verdict", "runs_needed" (int or null), "threshold",
-                   "reason"}, ...],
+                   "reason", "direction" ("lower" or "higher": which values
+                   are better), "n_failed" (failed runs left out, both
+                   sides)}, ...],
    "unmatched": {"baseline": [NAME, ...], "contender": [NAME, ...]}}
   Numbers that do not exist (e.g. a CI bound of an empty bootstrap) are null.
 """
@@ -105,6 +119,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--resamples", type=int, default=5000, metavar="B", help="bootstrap resamples (5000)"
     )
     p.add_argument("--seed", type=int, help="seed of the bootstrap (reproducible verdicts)")
+    p.add_argument(
+        "--higher-is-better",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="benchmarks (names or glob patterns) whose higher values are better, where "
+        "the files do not say (an asv track_* rate, a pyperf or CSV throughput); repeatable",
+    )
 
 
 def command(args: argparse.Namespace, command_argv: list[str]) -> int:
@@ -112,22 +134,32 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     for side in (args.baseline, args.contender):
         if not Path(side).exists():
             raise UsageError(f"{side} does not exist")
-    result = gate_files(
-        args.baseline,
-        args.contender,
-        config=args.config,
-        names=args.names,
-        statistic=args.statistic,
-        threshold=args.threshold,
-        fdr=args.fdr,
-        level=args.level,
-        paired=args.paired,
-        n_resamples=args.resamples,
-        rng=args.seed,
+    if not 1 <= args.resamples <= MAX_RESAMPLES:
+        raise UsageError(
+            f"--resamples must be between 1 and {MAX_RESAMPLES:,} (each resample keeps a copy "
+            f"of a benchmark's runs); got {args.resamples:,}"
+        )
+    if args.junit:
+        _check_junit(args.junit, [args.baseline, args.contender, args.config])
+    result = redacted(
+        gate_files(
+            args.baseline,
+            args.contender,
+            config=args.config,
+            names=args.names,
+            statistic=args.statistic,
+            threshold=args.threshold,
+            fdr=args.fdr,
+            level=args.level,
+            paired=args.paired,
+            n_resamples=args.resamples,
+            rng=args.seed,
+            higher_is_better=args.higher_is_better,
+        )
     )
     if args.junit:
         try:
-            Path(args.junit).write_text(gate_junit(result, strict=args.strict), encoding="utf-8")
+            write_atomic(args.junit, gate_junit(result, strict=args.strict))
         except OSError as exc:
             raise UsageError(f"cannot write {args.junit}: {exc.strerror}") from None
     if args.format == "json":
@@ -137,9 +169,28 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             "inputs": {"baseline": args.baseline, "contender": args.contender},
             **data,
         }
-        out(json.dumps(data, indent=2))
+        # Redacted as data (names are data, not settings), so it stays JSON.
+        emit_json(data, secret_keys=False)
     elif args.format == "markdown":
         out(gate_markdown(result).rstrip("\n"))
     else:
         out(gate_table(result))
     return result.exit_code(strict=args.strict)
+
+
+def _check_junit(junit: str, inputs: list[str | None]) -> None:
+    """Refuse a JUnit path that is an input, a link to one, or inside an input directory."""
+    given = [i for i in inputs if i is not None]
+    try:
+        check_output(junit, given, what="--junit")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    where = os.path.realpath(junit)
+    for source in given:
+        if Path(source).is_dir():
+            folder = os.path.realpath(source)
+            if os.path.commonpath([where, folder]) == folder:
+                raise UsageError(
+                    f"--junit {junit} is inside the input directory {source}, where the next "
+                    "run would read it; choose another path"
+                )

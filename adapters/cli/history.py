@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import pandas as pd
 
 from ..ab.inputs import NAMES, read_history
+from ..records.redaction import redact_text
 from ..report.formatting import quantity, table
-from .output import out
+from .output import emit_json, out
 from .parser import UsageError
 
 FORMATS = ("table", "json")
@@ -37,7 +37,8 @@ change of the median from the level before to the level after, its 95%
 bootstrap CI, and the permutation test's p-value.
 
 JSON (--format json): {"source": PATH, "options": {...}, "benchmarks":
-{NAME: {"unit", "commits": [...], "values": [...], "n", "pvalue",
+{NAME: {"unit", "direction" ("lower" or "higher": which values are
+better), "commits": [...], "values": [...], "n", "pvalue",
 "permutations", "min_size", "statistic", "level", "change_points":
 [{"index", "label" (the commit), "before", "after", "change", "ci_low",
 "ci_high", "relative", "p_value", "energy"}, ...]}}}
@@ -97,6 +98,10 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         str(name): next((str(u) for u in rows["unit"] if u is not None and u == u), "")
         for name, rows in frame.groupby("benchmark", sort=False)
     }
+    better = {
+        str(name): str(rows["direction"].iloc[0])
+        for name, rows in frame.groupby("benchmark", sort=False)
+    }
     if args.plot:
         _plot(args.plot, series, results, units)
     if args.format == "json":
@@ -112,6 +117,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             "benchmarks": {
                 name: {
                     "unit": units[name] or None,
+                    "direction": better[name],
                     "commits": [str(c) for c in series[name].index],
                     "values": [float(v) for v in series[name]],
                     **res.to_dict(),
@@ -119,7 +125,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
                 for name, res in results.items()
             },
         }
-        out(json.dumps(data, indent=2))
+        # Redacted as data (benchmark names are keys, not settings), so it stays JSON.
+        emit_json(data, secret_keys=False)
         return 0
     for i, (name, res) in enumerate(results.items()):
         if i:
@@ -178,7 +185,7 @@ def _plot(path: str, series: dict[str, pd.Series], results: dict[str, Any],
     fig = Figure(figsize=(8.0, 3.0 * len(series)), layout="constrained")
     axes = fig.subplots(len(series), 1, squeeze=False)[:, 0]
     for ax, (name, s) in zip(axes, series.items(), strict=True):
-        history(s, results[name], ax=ax, unit=units[name] or None, title=name)
+        history(s, results[name], ax=ax, unit=units[name] or None, title=redact_text(name))
     try:
         fig.savefig(path)
     except (OSError, ValueError) as exc:

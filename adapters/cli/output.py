@@ -28,13 +28,17 @@ def err(text: str) -> None:
     sys.stderr.write(f"{PROG}: error: {for_terminal(one_line(text), newlines=False)}\n")
 
 
-def emit_json(data: Any) -> None:
+def emit_json(data: Any, *, secret_keys: bool = True) -> None:
     """Write ``data`` as indented JSON (made plain, then its secrets redacted).
 
     Redacted as data, not as text, so the output stays valid JSON; it is
     ASCII (``ensure_ascii``), so no control character reaches the terminal.
+    ``secret_keys=False`` when keys are names (benchmarks), not settings
+    (see :func:`~perfstats.adapters.records.redaction.redact`).
     """
-    sys.stdout.write(printable(json.dumps(redact(plain(data)), indent=2)) + "\n")
+    text = json.dumps(redact(plain(data), secret_keys=secret_keys), indent=2)
+    with located("standard output"):
+        sys.stdout.write(printable(text) + "\n")
 
 
 def rule_text(rule: Any) -> str:

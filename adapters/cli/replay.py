@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..driver.stop_loop import build_rule
+from ..records.redaction import redact_url
 from .options import parse_options
 from .output import emit_json, out
 from .parser import UsageError, output_arguments, rule_arguments
@@ -101,7 +102,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     out(f"rule     {rule!r}")
     out(f"traces   {len(traces)} from {args.traces}")
     if args.scheduler:
-        out(f"cluster  {args.scheduler}")
+        out(f"cluster  {redact_url(args.scheduler)}")
     out()
     out(str(result.to_string(index=False)))
     stopped = result["stopped"]
@@ -123,5 +124,27 @@ def _cluster(address: str) -> Any:
         ) from None
     try:
         return Client(address, timeout=SCHEDULER_TIMEOUT)
-    except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(_unreachable(address, exc)) from None
+
+
+def _unreachable(address: str, exc: BaseException) -> str:
+    """Why the scheduler at ``address`` cannot be reached, its credentials hidden.
+
+    Dask quotes the address without its scheme (``invalid address
+    'user:pw@host:8786'``), where no URL shows that a password follows, so
+    the userinfo is replaced by hand, however short the password.
+
+    Examples
+    --------
+    >>> why = _unreachable("tcp://ann:pw@h:8786", ValueError("invalid address 'ann:pw@h:8786'"))
+    >>> why.endswith("invalid address 'ann:<redacted>@h:8786'"), "pw" in why
+    (True, False)
+    """
+    shown = redact_url(address)
+    why = str(exc)
+    userinfo = address.partition("://")[2].split("/", 1)[0].rpartition("@")[0]
+    if userinfo:
+        hidden = shown.partition("://")[2].split("/", 1)[0].rpartition("@")[0]
+        why = why.replace(userinfo + "@", hidden + "@")
+    return f"cannot reach the Dask scheduler at {shown}: {why}"

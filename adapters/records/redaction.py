@@ -175,12 +175,19 @@ def _known_values() -> re.Pattern[str] | None:
 # --- structured data ---------------------------------------------------------
 
 
-def redact(value: Any) -> Any:
+def redact(value: Any, *, secret_keys: bool = True) -> Any:
     """Return ``value`` with every secret replaced, recursively.
 
     Mappings lose the values of secret-looking keys; lists of strings are
     read as an argv (the word after a secret-looking ``--flag`` goes);
     every string goes through :func:`redact_text`.
+
+    With ``secret_keys=False`` the keys are data, not settings (a result
+    keyed by benchmark name, where a benchmark called ``session`` is a name
+    and its numbers are no secret): every key and every string, in lists
+    too, goes through :func:`redact_text` and no value is dropped for its
+    key's name. Redact data this way *before* serialising it: redacting the
+    dumped text would find ``"session": {`` and break the JSON.
 
     Examples
     --------
@@ -191,9 +198,21 @@ def redact(value: Any) -> Any:
     'https://user:<redacted>@example.org/f?token=<redacted>&n=1'
     >>> redact(["./bench", "--api-token", "abc", "-n", "5", "DB_PASS=x"])
     ['./bench', '--api-token', '<redacted>', '-n', '5', 'DB_PASS=<redacted>']
+    >>> redact({"session": {"n": 3}, "API_TOKEN=abc": {"n": 1}}, secret_keys=False)
+    {'session': {'n': 3}, 'API_TOKEN=<redacted>': {'n': 1}}
     """
     remember_environment()
-    return _redact(value)
+    return _redact(value) if secret_keys else _redact_data(value)
+
+
+def _redact_data(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {_redact_data(k): _redact_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redact_data(v) for v in value)
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
 
 
 def _redact(value: Any) -> Any:
@@ -255,7 +274,10 @@ def redact_argv(argv: Iterable[str]) -> list[str]:
 _VALUE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s"'&;,]+)"""
 # The lookbehind starts a scheme only at the start of a run of scheme
 # characters: scanning from inside every run would be quadratic.
-_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
+# A URL may hold the marker of an earlier redaction (text redacted twice).
+_URL = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?:<redacted>|[^\s\"'<>])+"
+)
 _FLAG_ALONE = re.compile(r"--?([A-Za-z][\w.-]*)")
 # --flag value, --flag=value, and the same inside a JSON/Python list of words.
 _FLAG = re.compile(
@@ -298,12 +320,15 @@ def _redact_text(text: str, generation: int) -> str:
     # Cached: a record repeats its target name and errors on every row.
     # ``generation`` changes when a value is remembered, so no stale answer
     # misses a secret learnt since.
+    # URLs first: a remembered value replaced inside a URL's userinfo
+    # (a user name that is itself a secret) would hide the userinfo's
+    # shape and let the password after it through.
+    if "://" in text:
+        text = _URL.sub(lambda m: redact_url(m.group(0)), text)
     known = _known_values()
     if known is not None:
         text = known.sub(REDACTED, text)
     # Each pattern runs only when the text has what it needs to match.
-    if "://" in text:
-        text = _URL.sub(lambda m: redact_url(m.group(0)), text)
     if "-" in text:
         text = _FLAG.sub(_named_value, text)
     if '"' in text or "'" in text:

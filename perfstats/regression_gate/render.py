@@ -8,6 +8,7 @@ caller's business.
 from __future__ import annotations
 
 import math
+import re
 
 from .verdicts import VERDICTS, BenchmarkVerdict, GateResult
 
@@ -38,7 +39,7 @@ def _runs(b: BenchmarkVerdict) -> str:
 def _rows(result: GateResult) -> list[list[str]]:
     return [
         [
-            b.name,
+            _visible(b.name),
             f"{b.n_baseline}/{b.n_contender}",
             _pct(b.ratio),
             f"[{_pct(b.ci_low)}, {_pct(b.ci_high)}]",
@@ -46,12 +47,17 @@ def _rows(result: GateResult) -> list[list[str]]:
             f"{b.cliffs_delta:+.2f}",
             _SYMBOL[b.verdict],
             _runs(b),
+            b.direction,
+            str(b.n_failed),
         ]
         for b in result.benchmarks
     ]
 
 
-_HEADER = ["benchmark", "runs", "change", "CI", "p_adj", "cliff", "verdict", "runs needed"]
+_HEADER = [
+    "benchmark", "runs", "change", "CI", "p_adj", "cliff", "verdict", "runs needed", "better",
+    "failed",
+]  # fmt: skip
 
 
 def _summary(result: GateResult) -> str:
@@ -67,9 +73,11 @@ def _summary(result: GateResult) -> str:
 def _unmatched(result: GateResult) -> list[str]:
     lines = []
     if result.unmatched_baseline:
-        lines.append("Only in baseline: " + ", ".join(result.unmatched_baseline))
+        lines.append("Only in baseline: " + ", ".join(map(_visible, result.unmatched_baseline)))
     if result.unmatched_contender:
-        lines.append("Only in contender: " + ", ".join(result.unmatched_contender))
+        lines.append(
+            "Only in contender: " + ", ".join(map(_visible, result.unmatched_contender))
+        )
     return lines
 
 
@@ -85,8 +93,8 @@ def gate_table(result: GateResult) -> str:
     >>> x = rng.lognormal(0, 0.01, 20)
     >>> print(gate_table(gate({"a": x}, {"a": x * 1.1}, rng=0, n_resamples=500)))
     ... # doctest: +NORMALIZE_WHITESPACE
-    benchmark  runs   change   CI                 p_adj    cliff  verdict     runs needed
-    a          20/20  +10.00%  [+9.28%, +10.69%]  6.8e-08  +1.00  REGRESSION
+    benchmark runs  change  CI                p_adj   cliff verdict    runs needed better failed
+    a         20/20 +10.00% [+9.28%, +10.69%] 6.8e-08 +1.00 REGRESSION             lower  0
     1 benchmarks (median, threshold 2%, FDR 0.05, 95% CI): 1 regression, 0 improvement,
     0 equivalent, 0 inconclusive. Geometric mean +10.00% [+9.30%, +10.71%].
     """
@@ -96,8 +104,42 @@ def gate_table(result: GateResult) -> str:
     return "\n".join([*lines, _summary(result), *_unmatched(result)])
 
 
+# Characters a name must not carry into XML 1.0 (which forbids C0 controls
+# but tab, newline and carriage return, even escaped), a Markdown table row
+# (a line break ends the row) or a terminal: shown as visible escapes.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]")
+_BREAKS = re.compile("[\t\n\r\u0085\u2028\u2029]")
+
+
+def _shown(m: re.Match[str]) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _visible(text: str, *, breaks: bool = True) -> str:
+    """``text`` with control characters (and line breaks when ``breaks``) as ``\\xNN``."""
+    text = _CONTROL.sub(_shown, text)
+    return _BREAKS.sub(_shown, text) if breaks else text
+
+
+def _md_code(text: str, *, in_table: bool = False) -> str:
+    """``text`` as one Markdown code span: nothing in it is read as Markdown or HTML.
+
+    The fence is one backtick longer than the longest run inside; line
+    breaks are shown as escapes (a break would end a table row or start a
+    heading or a checkbox); in a table a pipe is escaped, as GitHub reads
+    it before the code span.
+    """
+    text = _visible(text)
+    run = max((len(r) for r in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    code = f"{fence}{pad}{text}{pad}{fence}"
+    return code.replace("|", "\\|") if in_table else code
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return _visible(text).replace("|", "\\|")
 
 
 def gate_markdown(result: GateResult) -> str:
@@ -125,15 +167,21 @@ def gate_markdown(result: GateResult) -> str:
     )
     out = [title, "", _summary(result), ""]
     out.append("| " + " | ".join(_HEADER) + " |")
-    out.append("|" + "|".join(["---", "--:", "--:", "---", "--:", "--:", "---", "--:"]) + "|")
+    out.append(
+        "|" + "|".join(["---", "--:", "--:", "---", "--:", "--:", "---", "--:", "---", "--:"]) + "|"
+    )
     for b, row in zip(result.benchmarks, _rows(result), strict=True):
         row[6] = f"{_EMOJI[b.verdict]} {b.verdict}"
-        row[0] = f"`{row[0]}`"
-        out.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
-    extra = _unmatched(result)
-    if extra:
-        out.append("")
-        out.extend(f"- {line}" for line in extra)
+        cells = [_md_code(row[0], in_table=True), *(_md_cell(c) for c in row[1:])]
+        out.append("| " + " | ".join(cells) + " |")
+    for side, names in (
+        ("baseline", result.unmatched_baseline),
+        ("contender", result.unmatched_contender),
+    ):
+        if names:
+            if out[-1]:
+                out.append("")
+            out.append(f"- Only in {side}: " + ", ".join(_md_code(n) for n in names))
     return "\n".join(out) + "\n"
 
 
@@ -165,7 +213,8 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
         detail = (
             f"ratio {b.ratio:.6g} [{b.ci_low:.6g}, {b.ci_high:.6g}] ({result.level * 100:g}% CI), "
             f"p={b.p_value:.3g}, p_adj={b.p_adjusted:.3g}, cliffs_delta={b.cliffs_delta:+.3f}, "
-            f"n={b.n_baseline}/{b.n_contender}, threshold {b.threshold * 100:g}%: {b.reason}"
+            f"n={b.n_baseline}/{b.n_contender}, threshold {b.threshold * 100:g}%: "
+            f"{_visible(b.reason, breaks=False)}"
         )
         if b.runs_needed is not None:
             detail += f"; about {b.runs_needed} more runs a side would likely decide it"
@@ -178,14 +227,15 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
             )
         elif b.verdict == "inconclusive":
             skipped += 1
-            body = f"<skipped message={quoteattr('inconclusive: ' + b.reason)}/>"
+            body = f"<skipped message={quoteattr('inconclusive: ' + _visible(b.reason))}/>"
+        name = quoteattr(_visible(b.name))
         cases.append(
-            f"  <testcase classname={quoteattr(suite)} name={quoteattr(b.name)}>"
+            f"  <testcase classname={quoteattr(_visible(suite))} name={name}>"
             f"{body}<system-out>{escape(detail)}</system-out></testcase>"
         )
     head = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n'
-        f"<testsuite name={quoteattr(suite)} tests=\"{len(result.benchmarks)}\" "
+        f"<testsuite name={quoteattr(_visible(suite))} tests=\"{len(result.benchmarks)}\" "
         f'failures="{failures}" errors="0" skipped="{skipped}">'
     )
     props = (

@@ -36,6 +36,10 @@ __all__ = [
 
 VERDICTS = ("regression", "improvement", "equivalent", "inconclusive")
 
+#: Which way a benchmark's values are better: "lower" (a time, a size) or
+#: "higher" (a throughput, a rate).
+DIRECTIONS = ("lower", "higher")
+
 GEOMEAN_METHOD = (
     "normal approximation on the log scale: mean of the per-benchmark log ratios, "
     "standard error combined from each benchmark's bootstrap CI (benchmarks independent)"
@@ -105,7 +109,7 @@ class BenchmarkVerdict:
         Runs on each side.
     ratio : float
         ``stat(contender) / stat(baseline)``; above 1 means larger (slower
-        for a time).
+        for a time, faster for a throughput: see ``direction``).
     ci_low, ci_high : float
         Bootstrap CI of the ratio.
     p_value : float
@@ -125,6 +129,12 @@ class BenchmarkVerdict:
         The threshold delta applied to this benchmark.
     reason : str
         One sentence explaining the verdict.
+    direction : {"lower", "higher"}, default "lower"
+        Which values are better: "lower" (times), or "higher" (throughputs,
+        rates), where a ratio above ``1 + threshold`` is an improvement.
+    n_failed : int, default 0
+        Runs the tool recorded as failed, left out of the values (set by
+        whoever read them; the gate itself sees successful runs only).
 
     Examples
     --------
@@ -148,6 +158,8 @@ class BenchmarkVerdict:
     runs_needed: int | None
     threshold: float
     reason: str
+    direction: str = "lower"
+    n_failed: int = 0
 
     @property
     def change(self) -> float:
@@ -171,6 +183,8 @@ class BenchmarkVerdict:
             "runs_needed": self.runs_needed,
             "threshold": self.threshold,
             "reason": self.reason,
+            "direction": self.direction,
+            "n_failed": self.n_failed,
         }
 
     def __repr__(self) -> str:
@@ -192,7 +206,8 @@ class GateResult:
     counts : dict of str to int
         Benchmarks per verdict (every verdict present, zeros included).
     geomean : float
-        Geometric mean of the per-benchmark ratios.
+        Geometric mean of the per-benchmark ratios, each oriented so that
+        above 1 is worse (a higher-is-better benchmark's ratio inverted).
     geomean_low, geomean_high : float
         Its CI (method in ``geomean_method``).
     geomean_method : str
@@ -545,6 +560,7 @@ def gate(
     overrides: Mapping[str, float | str] | None = None,
     baseline_units: Mapping[str, str] | None = None,
     contender_units: Mapping[str, str] | None = None,
+    directions: Mapping[str, str] | None = None,
 ) -> GateResult:
     """Judge every benchmark of a suite: regression, improvement, equivalent or inconclusive.
 
@@ -582,6 +598,12 @@ def gate(
     uncertainty of this suite's change from measurement noise (the
     benchmarks are fixed, not a sample of all possible benchmarks).
 
+    A benchmark whose ``directions`` entry is ``"higher"`` (a throughput)
+    is judged the other way round: a ratio whose CI lies above
+    ``1 + delta`` is an improvement, below ``1 - delta`` a regression; the
+    geometric mean takes its inverted ratio, so that it reads "above 1 is
+    worse" for every benchmark.
+
     Parameters
     ----------
     baseline, contender : mapping, sequence of tuples or DataFrame
@@ -610,6 +632,9 @@ def gate(
         (``"io_*"``); the exact name wins, then the first matching pattern.
     baseline_units, contender_units : mapping of str to str, optional
         Units by benchmark name (in addition to a DataFrame's ``unit``).
+    directions : mapping of str to {"lower", "higher"}, optional
+        Which values are better, by benchmark name; a benchmark not named is
+        "lower" (a time).
 
     Returns
     -------
@@ -650,6 +675,13 @@ def gate(
     [('b0', 'regression'), ('b1', 'equivalent'), ('b2', 'equivalent'), ('b3', 'inconclusive')]
     >>> res["b3"].runs_needed is not None
     True
+
+    A throughput that went up by 50% is an improvement:
+
+    >>> ops = {"put": rng.lognormal(10, 0.01, 20)}
+    >>> faster = {"put": ops["put"] * 1.5}
+    >>> gate(ops, faster, directions={"put": "higher"}, rng=1)["put"].verdict
+    'improvement'
     """
     kind: Any = statistic
     if not isinstance(statistic, str):
@@ -667,6 +699,15 @@ def gate(
         raise ValueError(f"paired must be True or False, got {paired!r}")
     if overrides is not None and not isinstance(overrides, Mapping):
         raise ValueError(f"overrides must be a mapping of names to thresholds, got {overrides!r}")
+    if directions is not None and not isinstance(directions, Mapping):
+        raise ValueError(
+            f"directions must be a mapping of names to 'lower' or 'higher', got {directions!r}"
+        )
+    for name, way in (directions or {}).items():
+        if way not in DIRECTIONS:
+            raise ValueError(
+                f"directions[{name!r}] must be 'lower' or 'higher', got {way!r}"
+            )
     gen = as_generator(rng)
     base = _collect(baseline, baseline_units, "baseline")
     cont = _collect(contender, contender_units, "contender")
@@ -701,7 +742,11 @@ def gate(
     for name, (est, low, high, p, d), pa in zip(names, raw, p_adj, strict=True):
         nb_, nc_ = base.values[name].size, cont.values[name].size
         dl = deltas[name]
+        way = str((directions or {}).get(name, "lower"))
         verdict, reason = _verdict(low, high, dl, float(pa), q, min(nb_, nc_), min_runs)
+        if way == "higher":
+            verdict = _FLIPPED.get(verdict, verdict)
+            reason += "; higher is better"
         needed = (
             _runs_needed(est, low, high, dl, nb_, nc_, p, float(pa), q, min_runs)
             if verdict == "inconclusive"
@@ -712,7 +757,7 @@ def gate(
                 name=name, unit=units[name], n_baseline=nb_, n_contender=nc_,
                 ratio=1.0 + est, ci_low=1.0 + low, ci_high=1.0 + high,
                 p_value=p, p_adjusted=float(pa), cliffs_delta=d, verdict=verdict,
-                runs_needed=needed, threshold=dl, reason=reason,
+                runs_needed=needed, threshold=dl, reason=reason, direction=way,
             )
         )
     gm, gm_low, gm_high = _geomean(verdicts, lvl)
@@ -736,11 +781,17 @@ def gate(
     )
 
 
+_FLIPPED = {"regression": "improvement", "improvement": "regression"}
+
+
 def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, float, float]:
     from scipy.special import ndtri
 
     z = float(ndtri(0.5 + level / 2.0))
-    logs = np.log([v.ratio for v in verdicts])
+    # Oriented so that a log ratio above 0 is worse for every benchmark: a
+    # throughput's ratio is inverted (the CI's width on the log scale stays).
+    sign = np.array([-1.0 if v.direction == "higher" else 1.0 for v in verdicts])
+    logs = sign * np.log([v.ratio for v in verdicts])
     # A bootstrap bound can be 0 only for a ratio CI reaching 0 (a contender
     # median of 0); the log scale then has no finite width.
     with np.errstate(divide="ignore"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import FormatError, Results, build, need
+from .results import FormatError, Results, build, need, number
 
 NAME = "criterion"
 
@@ -38,6 +38,8 @@ def parse(obj: Any, *, name: str = "benchmark", source: str | None = None) -> Re
     for k, (n, t) in enumerate(zip(iters, times, strict=True)):
         if not isinstance(n, (int, float)) or n <= 0:
             raise FormatError(NAME, f"iters[{k}] is {n!r}, not a positive count", source)
-        rows.append((name, "s", t / n * 1e-9, n))
+        if isinstance(n, bool):
+            raise FormatError(NAME, f"iters[{k}] is {str(n).lower()}, not a count", source)
+        rows.append((name, "s", number(t, NAME, f"times[{k}]", source) / n * 1e-9, n))
     meta = {"sampling_mode": obj.get("sampling_mode")}
     return build(rows, NAME, extra=["iterations"], metadata=meta, source=source)

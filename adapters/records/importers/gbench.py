@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import FormatError, Results, build, need, time_unit
+from .results import HIGHER, LOWER, FormatError, Results, build, need, number, time_unit
 
 NAME = "Google Benchmark"
 
@@ -23,9 +23,15 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     """Results from decoded Google Benchmark JSON: one value per repetition.
 
     Each repetition's ``real_time`` (or ``metric="cpu_time"``) per
-    iteration, in seconds; aggregates (mean, median, stddev, cv) are left
-    out, errored runs are refused. Without ``--benchmark_repetitions`` each
-    benchmark has one value.
+    iteration, in seconds, lower is better; or, with ``metric`` a user
+    counter's name (``"bytes_per_second"``, ``"items_per_second"`` or one
+    of ``state.counters``), that counter, as written: a rate (a counter
+    made with ``kIsRate``, written per second, as the built-in
+    ``*_per_second`` ones) is better higher, another counter lower.
+    Aggregates (mean, median, stddev, cv) are left out; a repetition with
+    ``error_occurred`` failed: it is left out and counted in ``failed``,
+    and a benchmark none of whose repetitions succeeded is refused. Without
+    ``--benchmark_repetitions`` each benchmark has one value.
 
     Examples
     --------
@@ -35,13 +41,19 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     >>> mean = {**run, "name": "BM_x_mean", "run_type": "aggregate", "aggregate_name": "mean"}
     >>> parse({"context": {}, "benchmarks": [run, run, mean]}).values("BM_x").round(12)
     array([2.5e-07, 2.5e-07])
+    >>> rate = {**run, "bytes_per_second": 4.0e9}
+    >>> res = parse({"context": {}, "benchmarks": [rate, rate]}, metric="bytes_per_second")
+    >>> res.values("BM_x").tolist(), res.direction("BM_x")
+    ([4000000000.0, 4000000000.0], 'higher')
     """
-    if metric not in ("real_time", "cpu_time"):
-        raise ValueError(f"metric must be 'real_time' or 'cpu_time', got {metric!r}")
+    if not isinstance(metric, str) or not metric:
+        raise ValueError(f"metric must be 'real_time', 'cpu_time' or a counter, got {metric!r}")
+    timed = metric in ("real_time", "cpu_time")
     context = need(obj, "context", Mapping, NAME, "the file")
     benches = need(obj, "benchmarks", list, NAME, "the file")
     rows: list[tuple[Any, ...]] = []
     per: dict[str, dict[str, Any]] = {}
+    failed: dict[str, int] = {}
     for i, b in enumerate(benches):
         where = f"benchmarks[{i}]"
         if not isinstance(b, Mapping):
@@ -50,15 +62,23 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
             continue
         name = str(b.get("run_name", need(b, "name", str, NAME, where)))
         if b.get("error_occurred"):
-            raise FormatError(
-                NAME, f"{where} ({name}) failed: {b.get('error_message', 'error_occurred')}",
-                source,
-            )  # fmt: skip
-        scale = time_unit(str(b.get("time_unit", "ns")), NAME, where)
-        value = need(b, metric, (int, float), NAME, where)
-        rows.append((name, "s", value * scale, int(b.get("iterations", 0)),
-                     b.get("repetition_index", 0)))  # fmt: skip
+            failed[name] = failed.get(name, 0) + 1
+            per.setdefault(name, {})["error_message"] = b.get("error_message")
+            continue
+        if metric not in b:
+            raise FormatError(NAME, f"{where} ({name}) has no {metric!r}", source)
+        value = number(b[metric], NAME, f"{where}[{metric!r}] ({name})", source)
+        if timed:
+            scale = time_unit(str(b.get("time_unit", "ns")), NAME, where)
+            row = (name, "s", value * scale)
+        else:
+            row = (name, metric, value)
+        rows.append((*row, int(b.get("iterations", 0)), b.get("repetition_index", 0)))
         per.setdefault(name, {k: v for k, v in b.items() if k in ("threads", "repetitions",
                                                                    "family_index")})
+    # Google Benchmark writes a kIsRate counter divided by the time, per
+    # second; its own rate counters are named *_per_second.
+    direction = HIGHER if not timed and metric.endswith(("_per_second", "/s")) else LOWER
     return build(rows, NAME, extra=["iterations", "repetition"], metadata=dict(context),
-                 benchmark_metadata=per, source=source)  # fmt: skip
+                 benchmark_metadata=per, source=source, direction=direction,
+                 failed=failed)  # fmt: skip

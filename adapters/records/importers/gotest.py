@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .results import FormatError, Results, build
+from .results import HIGHER, LOWER, FormatError, Results, build
 
 NAME = "go test -bench"
 
@@ -15,6 +15,10 @@ LINE = re.compile(
 )
 PAIR = re.compile(r"([-+0-9.eE]+)\s+(\S+)")
 CONFIG = re.compile(r"^(?P<key>[a-z][^\s:]*):\s*(?P<value>.*)$")
+# A benchmark's name on a line of its own: go test prints it before the
+# benchmark's log output (and in -v mode), the result line follows.
+BARE = re.compile(r"^Benchmark(?P<name>\S+)\s*$")
+STATUS = re.compile(r"^\s*--- (?:FAIL|SKIP|BENCH): Benchmark(?P<name>\S+)")
 
 
 def looks_like(text: str) -> bool:
@@ -30,7 +34,14 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
     the output has (``"B/op"``, ``"allocs/op"``, ``"MB/s"``, custom
     ``b.ReportMetric`` units). Configuration lines (``goos:``, ``pkg:``,
     ``cpu:``) become metadata, as benchstat reads them; the name keeps its
-    ``-GOMAXPROCS`` suffix, without the ``Benchmark`` prefix.
+    ``-GOMAXPROCS`` suffix, without the ``Benchmark`` prefix. Output of
+    several packages (``go test -bench . ./...`` prints a ``pkg:`` line
+    before each package's results) names each benchmark with its package,
+    ``example.com/m/a.Sum-8``, so that two packages' ``BenchmarkSum`` stay
+    two benchmarks. Rates (units ending in ``/s``, such as ``MB/s``) are
+    better higher, the other units lower (``direction``). Output cut off
+    (a benchmark's name without its result, half a result line) is refused,
+    naming the line.
 
     Examples
     --------
@@ -39,20 +50,38 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
     >>> res = parse(out)
     >>> res.benchmarks, res.values("F-8").tolist(), res.metadata
     (['F-8'], [1.5e-06], {'pkg': 'x'})
+    >>> two = "pkg: a\\nBenchmarkF-8 10 5 ns/op\\npkg: b\\nBenchmarkF-8 10 7 ns/op\\n"
+    >>> parse(two).benchmarks
+    ['a.F-8', 'b.F-8']
     """
     rows: list[tuple[Any, ...]] = []
     meta: dict[str, Any] = {}
     seen_metrics: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    pending: dict[str, int] = {}  # names printed alone, waiting for their result
+    for number, line in enumerate(lines, start=1):
         line = line.rstrip()
         m = LINE.match(line)
         if m is None:
             c = CONFIG.match(line)
+            bare = BARE.match(line)
+            status = STATUS.match(line)
             if c and not line.startswith(("ok ", "FAIL", "PASS")):
                 meta[c["key"]] = c["value"]
-            elif line.startswith("Benchmark") and "\t" in line and "--- FAIL" not in line:
+            elif bare:
+                pending[bare["name"]] = number
+            elif status:
+                _resolve(pending, status["name"])
+            elif line.startswith("Benchmark") and "--- FAIL" not in line:
                 raise FormatError(NAME, f"line {number} is a cut-off result line: {line!r}", source)
             continue
+        if number == len(lines) and not text.endswith(("\n", "\r")):
+            # go test ends its output with a status line: a result line
+            # without its end of line was cut off (perhaps mid-unit).
+            raise FormatError(
+                NAME, f"line {number} is a cut-off result line (no end of line): {line!r}", source
+            )
+        _resolve(pending, m["name"])
         values = {u: float(v) for v, u in PAIR.findall(m["metrics"])}
         if "ns/op" in values:
             values["sec/op"] = values["ns/op"] * 1e-9
@@ -60,9 +89,28 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
         if metric in values:
             unit = "s" if metric == "sec/op" else metric
             rows.append((m["name"], unit, values[metric], int(m["iters"]), meta.get("pkg")))
+    if pending:
+        name, number = min(pending.items(), key=lambda item: item[1])
+        raise FormatError(
+            NAME, f"line {number} names Benchmark{name} but no result follows (cut off?)", source
+        )
     if not rows:
         if seen_metrics:
             raise FormatError(NAME, f"has no {metric!r} values; it has {sorted(seen_metrics)}",
                               source)  # fmt: skip
         raise FormatError(NAME, "has no benchmark result line", source)
-    return build(rows, NAME, extra=["iterations", "pkg"], metadata=meta, source=source)
+    packages = {r[4] for r in rows}
+    if len(packages) > 1:
+        rows = [(f"{r[4]}.{r[0]}" if r[4] else r[0], *r[1:]) for r in rows]
+    direction = HIGHER if metric.endswith("/s") else LOWER
+    return build(rows, NAME, extra=["iterations", "pkg"], metadata=meta, source=source,
+                 direction=direction)  # fmt: skip
+
+
+def _resolve(pending: dict[str, int], name: str) -> None:
+    """Forget the bare names ``name`` is the result of (itself, or a sub-benchmark of it)."""
+    for bare in list(pending):
+        if name == bare or name.startswith((bare + "/", bare + "-")) or bare.startswith(
+            name + "-"
+        ):
+            del pending[bare]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .results import FormatError, Results, build, need, time_unit
+from .results import HIGHER, LOWER, FormatError, Results, build, need, number, time_unit
 
 NAME = "JMH"
 
@@ -33,8 +33,10 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
 
     The name is the benchmark method with its ``@Param`` values,
     ``pkg.Class.method(size=10)``. Times per operation (``avgt``, ``ss``
-    modes, ``*/op``) become seconds; throughput keeps its unit (``ops/s``).
-    ``sample`` mode stores histograms, not iterations, and is refused.
+    modes, ``*/op``) become seconds, lower is better; throughput (``thrpt``
+    mode, ``ops/s``, ``ops/ms``...) keeps its unit and higher is better
+    (the ``direction`` column). ``sample`` mode stores histograms, not
+    iterations, and is refused.
 
     Examples
     --------
@@ -44,15 +46,23 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     >>> res = parse(doc)
     >>> res.benchmarks, res.values("a.B.m(n=8)").round(9).tolist(), res.frame["fork"].tolist()
     (['a.B.m(n=8)'], [2e-06, 2.5e-06, 3e-06], [0, 0, 1])
+    >>> doc = [{"benchmark": "a.B.put", "mode": "thrpt",
+    ...         "primaryMetric": {"scoreUnit": "ops/ms", "rawData": [[900.0, 950.0]]}}]
+    >>> parse(doc).direction("a.B.put")
+    'higher'
     """
     if not isinstance(obj, list):
         raise FormatError(NAME, f"is a {type(obj).__name__}, expected a list of results", source)
     rows: list[tuple[Any, ...]] = []
     per: dict[str, dict[str, Any]] = {}
+    directions: dict[str, str] = {}
     for i, b in enumerate(obj):
         where = f"[{i}]"
         bench = need(b, "benchmark", str, NAME, where)
         params = b.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise FormatError(NAME, f"{where}.params is a {type(params).__name__}, not an object",
+                              source)  # fmt: skip
         name = bench + (f"({', '.join(f'{k}={v}' for k, v in params.items())})" if params else "")
         if name in per:
             raise FormatError(NAME, f"benchmark {name!r} appears twice", source)
@@ -61,11 +71,25 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
             what = "rawDataHistogram (sample mode)" if "rawDataHistogram" in metric else "no data"
             raise FormatError(NAME, f"{where} ({name}) has {what}, not rawData", source)
         unit, scale = _unit(str(metric.get("scoreUnit", "")), where)
+        directions[name] = _direction(b.get("mode"), str(metric.get("scoreUnit", "")))
         raw = need(metric, "rawData", list, NAME, f"{where}.primaryMetric")
         for fork, values in enumerate(raw):
             if not isinstance(values, list):
                 raise FormatError(NAME, f"{where}.rawData[{fork}] is not a list", source)
-            rows.extend((name, unit, v * scale, fork) for v in values)
+            rows.extend(
+                (name, unit, number(v, NAME, f"{where}.rawData[{fork}][{k}] ({name})", source)
+                 * scale, fork)
+                for k, v in enumerate(values)
+            )  # fmt: skip
         per[name] = {k: b.get(k) for k in ("mode", "threads", "forks", "jvm", "jdkVersion",
                                            "jmhVersion", "params") if k in b}  # fmt: skip
-    return build(rows, NAME, extra=["fork"], benchmark_metadata=per, source=source)
+    return build(rows, NAME, extra=["fork"], benchmark_metadata=per, source=source,
+                 direction=directions)  # fmt: skip
+
+
+def _direction(mode: Any, score_unit: str) -> str:
+    # Throughput mode scores operations per time unit ("ops/s"): more is
+    # better. The other modes (avgt, sample, ss) score time per operation.
+    if mode == "thrpt" or score_unit.partition("/")[0] == "ops":
+        return HIGHER
+    return LOWER

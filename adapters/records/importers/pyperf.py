@@ -33,9 +33,9 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     ...        "benchmarks": [{"runs": [{"metadata": {}, "warmups": [[1, 0.3]]},
     ...                                 {"metadata": {}, "values": [0.10, 0.11]}]}]}
     >>> parse(doc).frame
-      benchmark unit  value  run  process
-    0      sort    s   0.10    0        1
-    1      sort    s   0.11    1        1
+      benchmark unit  value  run direction  process
+    0      sort    s   0.10    0     lower        1
+    1      sort    s   0.11    1     lower        1
     """
     suite_meta = dict(obj.get("metadata", {})) if isinstance(obj, Mapping) else {}
     benches = need(obj, "benchmarks", list, NAME, "the suite")

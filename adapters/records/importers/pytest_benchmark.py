@@ -24,7 +24,7 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
 
     The per-round times are in ``stats.data`` only when the run used
     ``--benchmark-save-data``; without them the file holds summaries alone
-    and is refused.
+    and is refused, as is a file naming one ``fullname`` twice.
 
     Examples
     --------
@@ -40,6 +40,8 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     for i, b in enumerate(benches):
         where = f"benchmarks[{i}]"
         name = str(b.get("fullname") or need(b, "name", str, NAME, where))
+        if name in per:
+            raise FormatError(NAME, f"{where}: benchmark {name!r} appears twice", source)
         stats = need(b, "stats", Mapping, NAME, where)
         if "data" not in stats:
             raise FormatError(

@@ -47,6 +47,24 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+    try:
+        return _parse(data, format, source, options)
+    except FormatError as exc:
+        if exc.source is None and source is not None:
+            raise FormatError(exc.format, exc.problem, source) from None
+        raise
+    except RecursionError:
+        raise FormatError(None, "is nested too deeply to be a results file", source) from None
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        # A field of an unexpected type deep in a file (a list where an
+        # object belongs, ...): the file's fault, said in one line.
+        raise FormatError(
+            None, f"has a field of an unexpected type or shape ({type(exc).__name__}: {exc})",
+            source,
+        ) from None
+
+
+def _parse(data: Any, format: str | None, source: str | None, options: dict[str, Any]) -> Results:
     fmt = format or sniff(data, source=source)
     module = MODULES[fmt]
     if fmt == "gotest":

@@ -16,7 +16,10 @@ TIME_UNITS: dict[str, float] = {
     "min": 60.0,
 }  # fmt: skip
 
-COLUMNS = ["benchmark", "unit", "value", "run"]
+COLUMNS = ["benchmark", "unit", "value", "run", "direction"]
+
+#: Which values are better: "lower" (times, sizes) or "higher" (throughputs, rates).
+LOWER, HIGHER = "lower", "higher"
 
 
 class FormatError(ValueError):
@@ -41,22 +44,28 @@ class Results:
     Parameters
     ----------
     frame : pandas.DataFrame
-        One row per value: ``benchmark`` (str), ``unit`` (str;
-        times are in ``"s"``), ``value`` (float) and ``run`` (int, the
-        value's position among its benchmark's values), plus columns a
-        format adds (e.g. ``fork``, ``iterations``, ``repetition``).
+        One row per successful value: ``benchmark`` (str),
+        ``unit`` (str; times are in ``"s"``), ``value`` (float), ``run``
+        (int, the value's position among its benchmark's values) and
+        ``direction`` (``"lower"`` or ``"higher"``: which values are better,
+        from the tool's unit or mode), plus columns a format adds (e.g.
+        ``fork``, ``iterations``, ``repetition``).
     format : str
         The format read (``"pyperf"``, ``"hyperfine"``, ...).
     metadata : dict
         What the tool recorded about the whole run (machine, commit, ...).
     benchmark_metadata : dict of str to dict
         What it recorded per benchmark.
+    failed : dict of str to int
+        Runs the tool recorded as failed, by benchmark (a non-zero exit
+        code, an error); they are not in ``frame``.
     """
 
     frame: pd.DataFrame
     format: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
     benchmark_metadata: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    failed: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def benchmarks(self) -> list[str]:
@@ -74,11 +83,48 @@ class Results:
         """The unit of one benchmark."""
         return str(self.frame.loc[self.frame["benchmark"] == name, "unit"].iloc[0])
 
+    def direction(self, name: str) -> str:
+        """Which values of one benchmark are better: ``"lower"`` or ``"higher"``."""
+        return str(self.frame.loc[self.frame["benchmark"] == name, "direction"].iloc[0])
+
     def __repr__(self) -> str:
         return (
             f"Results({self.format}: {len(self.benchmarks)} benchmarks, "
             f"{len(self.frame)} values)"
         )
+
+
+def number(value: Any, fmt: str, where: str, source: str | None = None) -> float:
+    """``value`` as a float, or a FormatError naming ``where`` and what the value is.
+
+    A JSON ``true`` is no 1.0, a string no number, and an integer too large
+    for a float (JSON allows 400 digits) no measurement.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.results import number
+    >>> number(2, "JMH", "x")
+    2.0
+    >>> number(True, "JMH", "[0].rawData[0][1]")
+    Traceback (most recent call last):
+    ...
+    perfstats.adapters.records.importers.results.FormatError: looks like JMH but \
+[0].rawData[0][1] is true, not a number
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise FormatError(fmt, f"{where} is {str(value).lower()}, not a number", source)
+    if isinstance(value, (int, np.integer)):
+        try:
+            return float(value)
+        except OverflowError:
+            digits = len(str(abs(int(value))))
+            raise FormatError(
+                fmt, f"{where} is a {digits}-digit integer, too large for a measurement", source
+            ) from None
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    shown = "null" if value is None else f"a {type(value).__name__}"
+    raise FormatError(fmt, f"{where} is {shown}, not a number", source)
 
 
 def time_unit(unit: str, fmt: str, where: str) -> float:
@@ -97,15 +143,33 @@ def build(
     metadata: Mapping[str, Any] | None = None,
     benchmark_metadata: Mapping[str, Mapping[str, Any]] | None = None,
     source: str | None = None,
+    direction: str | Mapping[str, str] = LOWER,
+    failed: Mapping[str, int] | None = None,
 ) -> Results:
-    """Results from ``(benchmark, unit, value, *extra)`` rows; checks they are finite numbers."""
+    """Results from ``(benchmark, unit, value, *extra)`` rows; checks they are finite numbers.
+
+    ``direction`` is which values are better, for every benchmark or by
+    name (a name not given is ``"lower"``); ``failed`` counts the runs the
+    tool recorded as failed, by name. A benchmark with failed runs and no
+    successful one is refused, naming it.
+    """
+    failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
+    measured = {str(r[0]) for r in rows}
+    for name, count in failed.items():
+        if name not in measured:
+            raise FormatError(
+                fmt, f"benchmark {name!r} has no successful run ({count} failed)", source
+            )
     if not rows:
         raise FormatError(fmt, "holds no measured value", source)
-    frame = pd.DataFrame(list(rows), columns=["benchmark", "unit", "value", *extra])
-    try:
-        frame["value"] = frame["value"].astype(np.float64)
-    except (TypeError, ValueError):
-        raise FormatError(fmt, "has a value that is not a number", source) from None
+    position: dict[str, int] = {}
+    checked = []
+    for row in rows:
+        k = position[str(row[0])] = position.get(str(row[0]), -1) + 1
+        where = f"benchmark {str(row[0])!r} value {k}"
+        checked.append((row[0], row[1], number(row[2], fmt, where, source), *row[3:]))
+    frame = pd.DataFrame(checked, columns=["benchmark", "unit", "value", *extra])
+    frame["value"] = frame["value"].astype(np.float64)
     bad = ~np.isfinite(frame["value"].to_numpy())
     if bad.any():
         row = frame[bad].iloc[0]
@@ -114,8 +178,14 @@ def build(
         )
     frame["benchmark"] = frame["benchmark"].astype(str)
     frame["run"] = frame.groupby("benchmark", sort=False).cumcount()
-    frame = frame[["benchmark", "unit", "value", "run", *extra]]
-    return Results(frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}))
+    if isinstance(direction, str):
+        frame["direction"] = direction
+    else:
+        frame["direction"] = [direction.get(n, LOWER) for n in frame["benchmark"]]
+    frame = frame[[*COLUMNS, *extra]]
+    return Results(
+        frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
+    )
 
 
 def need(obj: Any, key: str, kind: type | tuple[type, ...], fmt: str, where: str) -> Any:
@@ -125,6 +195,11 @@ def need(obj: Any, key: str, kind: type | tuple[type, ...], fmt: str, where: str
     if key not in obj:
         raise FormatError(fmt, f"{where} has no {key!r}")
     value = obj[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        # JSON's true is a Python int: no count, no time.
+        raise FormatError(fmt, f"{where}[{key!r}] is {str(value).lower()}, expected "
+                          f"{'/'.join(k.__name__ for k in kinds)}")  # fmt: skip
     if not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
         raise FormatError(
