@@ -11,9 +11,11 @@ repetition), as on a machine shared with another job.
 Usage::
 
     python benchmarks/main_job.py [--repetitions 5] [--busy 1] [--max-n N]
-                                  [--out benchmarks/results/main_job.txt]
+                                  [--out benchmarks/results/main_job.txt] [-- RUN-ARGS]
 
-The result file starts with the command that made it.
+Arguments after ``--`` go to ``perfstats run`` as they are, to compare
+another setting with the default (``-- -t cpus=None``: the bundled workload
+unpinned). The result file starts with the command that made it.
 """
 
 from __future__ import annotations
@@ -37,12 +39,14 @@ HEADER = (
 _INDENT = len(HEADER) - len("last lines")
 
 
-def main_job(max_n: int | None = None, busy: bool = False) -> dict[str, Any]:
-    """Run ``perfstats run`` once (beside a busy process when ``busy``); its final lines."""
+def main_job(
+    max_n: int | None = None, busy: bool = False, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Run ``perfstats run [EXTRA]`` once (beside a busy process when ``busy``); its final lines."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     hog = subprocess.Popen(BUSY) if busy else None
     try:
-        args = [*PERFSTATS, *([] if max_n is None else ["--max-n", str(max_n)])]
+        args = [*PERFSTATS, *([] if max_n is None else ["--max-n", str(max_n)]), *extra]
         started = time.monotonic()
         done = subprocess.run(args, capture_output=True, text=True, timeout=1800)
         wall = time.monotonic() - started
@@ -96,13 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--max-n", type=int, help="passed on to perfstats run (default: its cap)")
     parser.add_argument("--out", metavar="PATH", help="write the table here, the command on top")
+    parser.add_argument("run_args", nargs="*", metavar="RUN-ARGS", help="for perfstats run")
     args = parser.parse_args(argv)
     if args.repetitions < 1 or not 0 <= args.busy <= args.repetitions:
         parser.error("need --repetitions >= 1 and 0 <= --busy <= --repetitions")
     rows = []
     for i in range(args.repetitions):
         busy = i >= args.repetitions - args.busy
-        rows.append(main_job(args.max_n, busy))
+        rows.append(main_job(args.max_n, busy, tuple(args.run_args)))
         print(f"run {i + 1}: {rows[-1]['last_lines'][0]}", file=sys.stderr)
     text = table(rows)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

@@ -85,6 +85,16 @@ class CapDiagnosis:
     options : dict
         What the remedies refer to: the rule's ``error`` or ``threshold``
         option, whether the target is a local command and already pinned.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.driver.cap import CapDiagnosis
+    >>> d = CapDiagnosis("too few runs", "max_n", 10, None, options={"error": 0.01})
+    >>> for line in d.lines():
+    ...     print(line)
+    why it ended at max_n: 10 runs are too few for the rule: it could not yet bound its \
+interval (or reach its own minimum of runs)
+    what you can do: raise --max-n
     """
 
     kind: str
@@ -334,8 +344,8 @@ def _level_change(c: Characterization, show: Callable[[float], str]) -> str:
     last = f"{show(means[-1])} (runs {bounds[-2] + 1}-{c.n})"
     changes = len(c.change_points)
     what = {
-        "warm-up": "a warm-up: the first runs were slower",
-        "slow-down": "a slow-down: the runs became slower",
+        "warm-up": "the first runs were slower (a warm-up, or load on the machine that eased)",
+        "slow-down": "the runs became slower (a slow-down, or load on the machine that grew)",
         "no steady state": "no steady state: the level was still moving at the end",
     }.get(c.steady_state, "the level moved")
     return (

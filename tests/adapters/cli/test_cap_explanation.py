@@ -106,7 +106,7 @@ def test_a_cap_on_a_level_change_names_both_levels(tmp_path: Path) -> None:
     )
     assert found, why
     assert abs(float(found.group(1)) - 100) < 1 and abs(float(found.group(2)) - 110) < 1
-    assert why.startswith("why it ended at max_n: a slow-down")
+    assert why.startswith("why it ended at max_n: the runs became slower (a slow-down")
 
 
 def test_a_cap_before_the_rule_can_judge_says_too_few_runs(tmp_path: Path) -> None:
