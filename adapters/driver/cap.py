@@ -48,7 +48,7 @@ STRONG_LAG1 = 0.5
 #: two modes sits between those modes.
 _NEAR_VALLEY = 0.1
 #: Looser errors suggested, the first above the widest interval reached.
-_LOOSER = (0.02, 0.03, 0.05, 0.1, 0.2, 0.5)
+_LOOSER = (0.001, 0.002, 0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.5)
 #: Phrases of the rules' reasons (perfstats.rules._wording and Rule.check)
 #: that mean the runs were too few for the rule to judge.
 _TOO_FEW = ("unbounded", "needs at least", "no judgement yet")
@@ -195,14 +195,16 @@ interval (or reach its own minimum of runs)
         }
 
     def _loosen(self) -> str:
-        for name in ("error", "threshold"):
-            value = self.options.get(name)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                reached = self.widest_error if name == "error" else None
-                wider = [e for e in _LOOSER if e > max(float(value), reached or 0.0)]
-                suggestion = f"{wider[0]:g}" if wider else "a larger value"
-                widest = f"; its widest interval reached {reached:.1%}" if reached else ""
-                return f"loosen the rule (--rule-option {name}={suggestion}{widest})"
+        error = self.options.get("error")
+        if isinstance(error, (int, float)) and not isinstance(error, bool):
+            reached = self.widest_error
+            wider = [e for e in _LOOSER if e > max(float(error), reached or 0.0)]
+            suggestion = f"{wider[0]:g}" if wider else "a larger value"
+            widest = f"; its widest interval reached {reached:.1%}" if reached else ""
+            return f"loosen the rule (--rule-option error={suggestion}{widest})"
+        if self.options.get("threshold") is not None:
+            # Which way is looser depends on the rule (a probability for PT4Cloud).
+            return "loosen the rule's threshold (--rule-option threshold=...)"
         return ""
 
 
