@@ -175,7 +175,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         target: Target = builtin_target(**target_options)
         if args.max_n is None:
             # The demo must end on a busy machine too, where a 1% precision
-            # on P75 may never come: cap it (about 20 s of runs).
+            # on P75 may never come: cap it (under a minute of runs).
             args.max_n = BUILTIN_MAX_N
     else:
         target = target_by_name(args.target, command_argv, target_options)
@@ -307,7 +307,9 @@ def show_run(
     target = result.metadata.get("target", {})
     rule = result.metadata.get("rule", {})
     cpus = target.get("cpus")
-    pinned = f", pinned to CPU {', '.join(map(str, cpus))}" if cpus else ""
+    pinned = (
+        f", pinned to CPU{'s' if len(cpus) > 1 else ''} {', '.join(map(str, cpus))}" if cpus else ""
+    )
     out(f"target   {target.get('name')} ({target.get('kind')}{pinned})")
     out(f"rule     {rule_text(rule)}")
     if result.record:
