@@ -10,11 +10,13 @@ from typing import Any
 from perfstats.planning.faas_cost import FaasPrices
 from perfstats.rules.decision import Decision
 
+from ..driver.cap import diagnose_cap
 from ..driver.rerun import experiment_from_metadata, read_experiment_metadata
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
 from ..driver.warmup import AUTO
 from ..report.billing import cost_text, load_prices, run_cost
+from ..report.formatting import quantity
 from ..report.summary import counts, percentile_rows
 from ..report.units import record_unit
 from ..targets.base import Target
@@ -32,8 +34,10 @@ _TRAJECTORY_TAIL = 12
 HELP = "run a target under a stopping rule and record every run"
 EXAMPLES = """\
 examples:
-  # the built-in workload (a short Python computation) under SuperFlow
+  # the built-in workload (a short Python computation, pinned to one CPU) under SuperFlow
   perfstats run --builtin
+  # a local command pinned to CPU 1 (on a VM whose CPUs differ in speed)
+  perfstats run -t cpus=[1] -- ./bench --quick
   # a local command, judged by Metior, recorded
   perfstats run --rule metior --rule-option error=0.03 --record run.csv -- ./bench --quick
   # discard the measured warm-up (found as the runs arrive) instead of a fixed count
@@ -55,7 +59,9 @@ examples:
   perfstats run --target lambda -t region=eu-west-1 -t force_cold=true --spacing 1800 -- thumbnail
 
 target options (-t key=value) are the keyword arguments of the target classes
-in perfstats.adapters: command (timeout, env, cwd, regex, json_field, unit),
+in perfstats.adapters: command (timeout, env, cwd, regex, json_field, unit,
+cpus: pin each run to these CPUs, e.g. -t cpus=[1]; a command is not pinned
+unless asked),
 container (image, engine, mode, network, ...), ssh (host, port, user, key,
 known_hosts, ...), http (method, payload, headers, timeout, ...), lambda
 (region, payload, force_cold, metric, endpoint_url, ...). Values are Python
@@ -85,7 +91,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--builtin",
         action="store_true",
-        help="run the built-in workload (also the default without ARGV); "
+        help="run the built-in workload (also the default without ARGV), pinned to one CPU "
+        "(the last usable; -t cpus=[N] picks another, -t cpus=None none); "
         "at most 500 runs unless --max-n says otherwise",
     )
     p.add_argument("--record", metavar="CSV", help="append every invocation to this CSV")
@@ -159,10 +166,13 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     prices = load_prices(args.prices)  # a bad table fails before anything runs
     target_options = parse_options(args.target_option, "target option")
     rule_options = parse_options(args.rule_option, "rule option")
-    if args.builtin or (not command_argv and args.target == "command" and not target_options):
-        if command_argv or target_options or args.target != "command":
-            raise UsageError("--builtin takes no command, target options or other --target")
-        target: Target = builtin_target()
+    builtin_options = set(target_options) <= {"cpus"}
+    if args.builtin or (not command_argv and args.target == "command" and builtin_options):
+        if command_argv or not builtin_options or args.target != "command":
+            raise UsageError(
+                "--builtin takes no command, no other --target and no target option but cpus"
+            )
+        target: Target = builtin_target(**target_options)
         if args.max_n is None:
             # The demo must end on a busy machine too, where a 1% precision
             # on P75 may never come: cap it (a short demo's worth of runs).
@@ -273,6 +283,7 @@ def show_run(
         architecture=architecture,
     )  # fmt: skip
     priced = cost_text(cost, target_config)
+    capped = diagnose_cap(result)
     if as_json:
         emit_json(
             {
@@ -289,12 +300,17 @@ def show_run(
                 "rule": result.metadata.get("rule"),
                 "cost": cost,
                 "warmup": _auto_warmup(result),
+                "cap": None if capped is None else capped.to_dict(),
             }
         )
         return
     target = result.metadata.get("target", {})
     rule = result.metadata.get("rule", {})
-    out(f"target   {target.get('name')} ({target.get('kind')})")
+    cpus = target.get("cpus")
+    pinned = (
+        f", pinned to CPU{'s' if len(cpus) > 1 else ''} {', '.join(map(str, cpus))}" if cpus else ""
+    )
+    out(f"target   {target.get('name')} ({target.get('kind')}{pinned})")
     out(f"rule     {rule_text(rule)}")
     if result.record:
         out(f"record   {result.record}")
@@ -311,6 +327,9 @@ def show_run(
     if priced is not None:
         out(f"cost: {priced}")
     out(f"decision: {result.decision.reason}")
+    if capped is not None:
+        for line in capped.lines(lambda v: quantity(v, unit)):
+            out(line)
     warmup = _auto_warmup(result)
     if warmup:
         found = (

@@ -14,12 +14,15 @@
   detected warm-up of ``warmup="auto"``; :func:`run_from_metadata`
   (:mod:`~perfstats.adapters.driver.rerun`), an experiment run again from
   its record's metadata; :mod:`~perfstats.adapters.driver.provenance`, the
-  git commit of a target's directory.
+  git commit of a target's directory;
+* :func:`diagnose_cap` (:mod:`~perfstats.adapters.driver.cap`): why a run
+  ended at its cap before its rule stopped, in the data's terms.
 
 The package is named ``driver``, not ``run``, so that it does not shadow
 the function :func:`perfstats.adapters.run`.
 """
 
+from .cap import CapDiagnosis, diagnose_cap
 from .failures import TargetFailed
 from .pacing import Session, Settings
 from .rerun import Experiment, experiment_from_metadata, run_from_metadata
@@ -31,12 +34,14 @@ from .warmup import AutoWarmup
 __all__ = [
     "STOPPED_BY",
     "AutoWarmup",
+    "CapDiagnosis",
     "Experiment",
     "RunResult",
     "Session",
     "Settings",
     "TargetFailed",
     "build_rule",
+    "diagnose_cap",
     "experiment_from_metadata",
     "judged_values",
     "run",
