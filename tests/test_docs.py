@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import doctest
 import os
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -22,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pytest
 from PIL import Image
+from support import browser
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -201,17 +201,7 @@ def test_page_examples_pass_as_doctests(
 
 
 def chromium(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    binary = shutil.which("chromium")
-    assert binary is not None, "chromium is not installed: run .ci/install-system.sh"
-    argv = [
-        binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        "--enable-logging=stderr", "--v=0", *extra, url,
-    ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done
+    return browser.chromium(url, profile, *extra, window=WINDOW)
 
 
 def check_front_page_in_chromium(site: Path, tmp_path: Path) -> None:

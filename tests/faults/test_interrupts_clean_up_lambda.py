@@ -6,18 +6,16 @@ in a child process, stopped by signals.
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
 from support.cli import perfstats, rows, start, wait_for
-from support.services import MotoServer, aws_client, aws_env
+from support.services import MotoServer, aws_env, echo_function
 
 REGION = "us-east-1"
 ORIGINAL = {"MODE": "bench"}
@@ -25,17 +23,9 @@ ORIGINAL = {"MODE": "bench"}
 
 @pytest.fixture(scope="module")
 def function(moto: MotoServer, moto_lambda: Any) -> str:
-    iam = aws_client("iam", moto.endpoint)
-    role = iam.create_role(RoleName="perfstats-faults", AssumeRolePolicyDocument="{}")
-    code = io.BytesIO()
-    with zipfile.ZipFile(code, "w") as z:
-        z.writestr("main.py", "def handler(event, context):\n    return event\n")
-    moto_lambda.create_function(
-        FunctionName="echo", Runtime="python3.11", Role=role["Role"]["Arn"],
-        Handler="main.handler", Code={"ZipFile": code.getvalue()},
-        Environment={"Variables": dict(ORIGINAL)},
-    )  # fmt: skip
-    return "echo"
+    return echo_function(
+        moto.endpoint, moto_lambda, role_name="perfstats-faults", variables=ORIGINAL
+    )
 
 
 def _variables(client: Any, name: str) -> dict[str, str]:

@@ -293,6 +293,25 @@ def moto_server(tmp: Path) -> Iterator[MotoServer]:
         stop(proc)
 
 
+def echo_function(endpoint: str, client: Any, *, role_name: str, variables: dict[str, str]) -> str:
+    """Create the Lambda function ``echo`` (returns its event) on the moto server."""
+    import io
+    import zipfile
+
+    role = aws_client("iam", endpoint).create_role(
+        RoleName=role_name, AssumeRolePolicyDocument="{}"
+    )
+    code = io.BytesIO()
+    with zipfile.ZipFile(code, "w") as z:
+        z.writestr("main.py", "def handler(event, context):\n    return event\n")
+    client.create_function(
+        FunctionName="echo", Runtime="python3.11", Role=role["Role"]["Arn"],
+        Handler="main.handler", Code={"ZipFile": code.getvalue()},
+        Environment={"Variables": dict(variables)},
+    )  # fmt: skip
+    return "echo"
+
+
 def aws_client(service: str, endpoint: str) -> Any:
     """A boto3 client of ``service`` talking to the moto server at ``endpoint``."""
     import boto3

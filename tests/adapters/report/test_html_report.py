@@ -15,7 +15,6 @@ import base64
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -31,6 +30,7 @@ from perfstats.adapters.records.record import read_metadata
 from perfstats.adapters.report.formatting import quantity
 from perfstats.adapters.report.html import write_html_report
 from PIL import Image
+from support import browser
 from support.suites import WORKLOADS
 
 import perfstats
@@ -119,17 +119,7 @@ def decoded(src: str) -> Image.Image:
 
 
 def chromium(url: str, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    binary = shutil.which("chromium")
-    assert binary is not None, "chromium is not installed: run .ci/install-browser.sh"
-    argv = [
-        binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
-        "--enable-logging=stderr", "--v=0", *extra, url,
-    ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done
+    return browser.chromium(url, profile, *extra, window=WINDOW)
 
 
 def console_messages(stderr: str) -> list[str]:

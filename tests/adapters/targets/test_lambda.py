@@ -7,16 +7,14 @@ the format AWS documents, the API calls (create, invoke, update) here.
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from typing import Any
 
 import pytest
 from perfstats.adapters import LambdaFunction, TargetFailed, read_record, run
 from perfstats.adapters.cli import main
 from perfstats.adapters.targets.awslambda import COLD_VARIABLE
-from support.services import MotoServer, aws_client
+from support.services import MotoServer, echo_function
 
 from perfstats.rules import Fixed
 
@@ -26,17 +24,9 @@ REGION = "us-east-1"
 
 @pytest.fixture(scope="module")
 def function(moto: MotoServer, moto_lambda: Any) -> str:
-    iam = aws_client("iam", moto.endpoint)
-    role = iam.create_role(RoleName="perfstats-test", AssumeRolePolicyDocument="{}")
-    code = io.BytesIO()
-    with zipfile.ZipFile(code, "w") as z:
-        z.writestr("main.py", "def handler(event, context):\n    return event\n")
-    moto_lambda.create_function(
-        FunctionName="echo", Runtime="python3.11", Role=role["Role"]["Arn"],
-        Handler="main.handler", Code={"ZipFile": code.getvalue()},
-        Environment={"Variables": {"MODE": "bench"}},
-    )  # fmt: skip
-    return "echo"
+    return echo_function(
+        moto.endpoint, moto_lambda, role_name="perfstats-test", variables={"MODE": "bench"}
+    )
 
 
 def _target(moto: MotoServer, name: str, **kwargs: Any) -> LambdaFunction:
