@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import socket
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -15,8 +19,11 @@ from .output import emit_json, out
 from .parser import UsageError, output_arguments, rule_arguments
 from .samples import read_traces
 
-# Seconds to reach a Dask scheduler before giving up.
-SCHEDULER_TIMEOUT = 20
+#: Default of ``--connect-timeout``: seconds to reach a Dask scheduler, and
+#: again for its first worker, before giving up.
+SCHEDULER_TIMEOUT = 10.0
+# Schemes whose address is a TCP host and port, so a refusal is seen at once.
+TCP_SCHEMES = ("tcp", "tls", "ws", "wss")
 
 HELP = "replay a stopping rule over recorded traces"
 EXAMPLES = """\
@@ -37,6 +44,10 @@ tcp://HOST:8786 --nthreads 1 --nworkers auto' with the same perfstats
 version). Without it, --workers local processes (default: one per core).
 --traces-per-task K replays K consecutive traces in one task: fewer, larger
 tasks cost less scheduling per test (the result is the same for any K).
+--connect-timeout S (default 10) bounds reaching the scheduler and, once
+connected, waiting for its first worker: a refused connection is reported at
+once, a listener that does not answer as Dask after S seconds, a scheduler
+without workers after S seconds more.
 """
 
 
@@ -50,6 +61,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="ADDRESS",
         help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786)",
+    )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=SCHEDULER_TIMEOUT,
+        metavar="S",
+        help="seconds to reach the scheduler, and again for its first worker "
+        f"(default: {SCHEDULER_TIMEOUT:g})",
     )
     p.add_argument(
         "--traces-per-task",
@@ -70,10 +89,10 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     options = parse_options(args.rule_option, "rule option")
     rule = build_rule(args.rule, options, args.seed)
     progress = not args.no_progress and sys.stderr.isatty()
-    if args.scheduler:
+    if args.scheduler is not None:
         if args.workers is not None:
             raise UsageError("--workers and --scheduler exclude each other")
-        with _cluster(args.scheduler) as client:
+        with _cluster(args.scheduler, args.connect_timeout) as client:
             result = replay(
                 rule,
                 traces,
@@ -101,7 +120,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         return 0
     out(f"rule     {rule!r}")
     out(f"traces   {len(traces)} from {args.traces}")
-    if args.scheduler:
+    if args.scheduler is not None:
         out(f"cluster  {redact_url(args.scheduler)}")
     out()
     out(str(result.to_string(index=False)))
@@ -114,21 +133,93 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     return 0
 
 
-def _cluster(address: str) -> Any:
-    """A client of the Dask cluster at ``address``, or a UsageError saying why not."""
+@contextmanager
+def _cluster(address: str, bound: float = SCHEDULER_TIMEOUT) -> Iterator[Any]:
+    """A client of the Dask cluster at ``address`` with a worker, or a UsageError saying why not.
+
+    Every step is bounded by ``bound`` seconds: Dask retries a refused
+    connection until its timeout and waits for a handshake without one, so
+    the address is first probed here (a refusal fails at once, a listener
+    that does not answer as Dask fails after ``bound``), and a scheduler
+    that has no worker fails after ``bound`` more instead of queueing the
+    tasks for ever.
+    """
+    if not address.strip():
+        raise UsageError(
+            "--scheduler needs the scheduler's address (tcp://HOST:8786); "
+            "leave it out to replay locally"
+        )
+    if not bound > 0 or bound == float("inf"):
+        raise UsageError(f"--connect-timeout must be a positive number of seconds; got {bound:g}")
     try:
         from distributed import Client
     except ImportError:
         raise UsageError(
             "--scheduler needs Dask's distributed package (pip install distributed)"
         ) from None
+    _probe(address, bound)
     try:
-        return Client(address, timeout=SCHEDULER_TIMEOUT)
+        client = Client(address, timeout=bound)
     except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(_unreachable(address, exc)) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=bound)
+        except (TimeoutError, asyncio.TimeoutError):  # one class from Python 3.11
+            raise UsageError(
+                f"the Dask scheduler at {redact_url(address)} has no workers: none joined "
+                f"within {bound:g} s (--connect-timeout); start 'dask worker {redact_url(address)}'"
+            ) from None
+        yield client
+    finally:
+        client.close()
+
+
+def _probe(address: str, bound: float) -> None:
+    """Check within ``bound`` seconds that ``address`` answers as a Dask server.
+
+    Raises
+    ------
+    UsageError
+        The connection is refused, the host unknown, or no Dask handshake
+        came back within ``bound`` seconds; the message names which.
+    """
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in TCP_SCHEMES:
+            host, port = parse_host_port(location.rpartition("@")[2])
+    except (TypeError, ValueError) as exc:
+        raise UsageError(_unreachable(address, exc)) from None
+    if scheme in TCP_SCHEMES:
+        try:
+            socket.create_connection((host, port), timeout=bound).close()
+        except ConnectionRefusedError:
+            raise UsageError(_unreachable(address, "connection refused")) from None
+        except TimeoutError:
+            raise UsageError(_unreachable(address, _no_answer(bound, "no connection"))) from None
+        except OSError as exc:
+            raise UsageError(_unreachable(address, exc.strerror or exc)) from None
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=bound), bound)
+        await comm.close()
+
+    try:
+        asyncio.run(handshake())
+    except asyncio.TimeoutError:
+        raise UsageError(_unreachable(address, _no_answer(bound, "no Dask handshake"))) from None
+    except (OSError, TypeError, ValueError) as exc:
         raise UsageError(_unreachable(address, exc)) from None
 
 
-def _unreachable(address: str, exc: BaseException) -> str:
+def _no_answer(bound: float, what: str) -> str:
+    return f"timed out: {what} within {bound:g} s (--connect-timeout)"
+
+
+def _unreachable(address: str, exc: BaseException | str) -> str:
     """Why the scheduler at ``address`` cannot be reached, its credentials hidden.
 
     Dask quotes the address without its scheme (``invalid address
