@@ -14,11 +14,17 @@ deploying and removing with boto3:
 * :func:`deployed` does both around a block, tearing down on failure,
   Ctrl-C and SIGTERM too.
 
-Everything perfstats creates carries the tag ``perfstats:owner =
-perfstats``; a function without it is never updated or deleted. A bad
-input (no credentials or region, a role Lambda cannot assume, a package
-over the direct-upload limit, a name that belongs to someone else) is a
-:class:`ValueError` that says which, and leaves nothing deployed.
+Ownership is proved by what only this deployment knows, not by a tag
+anyone can copy: each function perfstats creates gets a random deployment
+id, tagged on it (``perfstats:deployment``, beside ``perfstats:owner =
+perfstats``) and recorded in a state file perfstats keeps (one JSON file
+per function in :func:`state_dir`, written atomically; it holds names and
+the id, never a credential). A function is updated or deleted only when
+its tag matches the recorded id; any other function of that name is left
+as it is, with an error that says why. A bad input (no credentials or
+region, a role Lambda cannot assume, a package over the direct-upload
+limit, a qualified name or an ARN, a name that belongs to someone else)
+is a :class:`ValueError` that says which, and leaves nothing deployed.
 
 References
 ----------
@@ -28,9 +34,13 @@ References
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 import logging
 import os
+import re
+import secrets
 import signal
 import threading
 import zipfile
@@ -41,6 +51,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from ..records.files import write_atomic
+from ..records.redaction import redact_url
+
 if TYPE_CHECKING:
     # Only the type checker reads the annotations (``from __future__ import
     # annotations``), so typing_extensions is not a run-time dependency.
@@ -48,10 +61,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The tag perfstats puts on every function it creates, and checks before
-#: it changes or deletes one.
+#: The tag perfstats puts on every function it creates.
 OWNER_TAG = "perfstats:owner"
 OWNER = "perfstats"
+#: The tag holding the function's deployment id, checked against the
+#: recorded state before perfstats changes or deletes the function.
+DEPLOYMENT_TAG = "perfstats:deployment"
+#: Where the deployment state is kept when ``state_dir`` is not given.
+STATE_DIR_ENV = "PERFSTATS_STATE_DIR"
+#: A function name as Lambda takes it; a qualifier (``name:1``) or an ARN is
+#: not one, so a version or alias is never mistaken for the whole function.
+FUNCTION_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: Lambda's limit for a zip uploaded with the request (50 MB zipped).
 ZIP_LIMIT_BYTES = 50 * 1024 * 1024
 ARCHITECTURES = ("arm64", "x86_64")
@@ -112,8 +132,7 @@ class FunctionSpec:
     environment: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name or len(self.name) > 64:
-            raise ValueError(f"name must be a Lambda function name (1-64 chars); got {self.name!r}")
+        _check_name(self.name)
         if not isinstance(self.role, str) or not self.role.startswith("arn:"):
             raise ValueError(f"role must be the ARN of an IAM role; got {self.role!r}")
         if (self.package is None) == (self.image_uri is None):
@@ -146,7 +165,11 @@ class Deployment:
     architecture : str
     created : bool
         True when :func:`deploy` created the function, False when it
-        updated one perfstats had created before.
+        updated one this deployment state had created before.
+    deployment_id : str
+        The random id tagged on the function and recorded in the state
+        (``""`` when unknown); :func:`teardown` deletes only a function
+        that carries it.
     """
 
     name: str
@@ -155,6 +178,7 @@ class Deployment:
     memory_mb: int
     architecture: str
     created: bool
+    deployment_id: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data, for records and ``--json``."""
@@ -165,7 +189,89 @@ class Deployment:
             "memory_mb": self.memory_mb,
             "architecture": self.architecture,
             "created": self.created,
+            "deployment_id": self.deployment_id,
         }
+
+
+def _check_name(name: Any) -> None:
+    """ValueError unless ``name`` is a plain Lambda function name (no qualifier, no ARN)."""
+    if isinstance(name, str) and FUNCTION_NAME.fullmatch(name):
+        return
+    if isinstance(name, str) and (":" in name or "/" in name):
+        plain = name.split(":function:")[-1].split(":")[0].split("/")[-1]
+        raise ValueError(
+            f"{name!r} is a qualified name or an ARN; perfstats deploys and deletes whole "
+            f"functions by their plain name (here {plain!r}), never one version or alias"
+        )
+    raise ValueError(
+        f"name must be a Lambda function name (1-64 letters, digits, '-' or '_'); got {name!r}"
+    )
+
+
+def state_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """The folder of the deployment state: ``path``, else ``$PERFSTATS_STATE_DIR``, else
+    ``$XDG_STATE_HOME/perfstats`` (``~/.local/state/perfstats``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import state_dir
+    >>> state_dir("/tmp/ps-state").as_posix()
+    '/tmp/ps-state'
+    """
+    if path is not None:
+        return Path(path)
+    if os.environ.get(STATE_DIR_ENV):
+        return Path(os.environ[STATE_DIR_ENV])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
+    return Path(base) / "perfstats"
+
+
+def _state_file(folder: Path, client: Any, arn: str) -> Path:
+    """The state file of the function ``arn`` reached through ``client``'s endpoint."""
+    endpoint = _endpoint(client)
+    # arn:aws:lambda:REGION:ACCOUNT:function:NAME, without a version or alias after it.
+    arn = ":".join(arn.split(":")[:7])
+    key = hashlib.sha256(f"{endpoint}\n{arn}".encode()).hexdigest()[:32]
+    return folder / "lambda" / f"{key}.json"
+
+
+def _endpoint(client: Any) -> str:
+    """The client's endpoint URL with any user name or password in it hidden."""
+    return redact_url(str(getattr(getattr(client, "meta", None), "endpoint_url", "") or ""))
+
+
+def _recorded_id(path: Path) -> str | None:
+    """The deployment id recorded in the state file at ``path``; None when there is none."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the deployment state {path}: {exc}") from None
+    found = data.get("deployment_id") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and found else None
+
+
+def _record(path: Path, client: Any, configuration: Mapping[str, Any], deployment_id: str
+            ) -> None:  # fmt: skip
+    """Write the state of a function this deployment created (names and the id; no secret)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    state = {
+        "name": configuration.get("FunctionName"),
+        "arn": configuration.get("FunctionArn"),
+        "endpoint_url": _endpoint(client) or None,
+        "deployment_id": deployment_id,
+    }
+    write_atomic(path, json.dumps(state, indent=2) + "\n")
+
+
+def _forget(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        logger.warning("could not remove the deployment state %s: %s", path, exc)
 
 
 def lambda_client(
@@ -341,18 +447,49 @@ def _unless_missing(request: Callable[[], Any], action: str) -> Any:
         raise _explain(exc, action) from None
 
 
-def _owned(client: Any, name: str) -> dict[str, Any] | None:
-    """The function's configuration if it exists; ValueError if it is not perfstats'."""
+def _owned(
+    client: Any, name: str, folder: Path, deployment_id: str | None = None
+) -> tuple[dict[str, Any], str, Path] | None:
+    """The function's configuration, deployment id and state file if it is this deployment's.
+
+    None when no function of that name exists. ValueError, saying why,
+    when it exists and ownership is not proved: no perfstats tag, no
+    deployment id, no recorded state, or an id that differs from the
+    recorded one (or from ``deployment_id`` when given).
+    """
     found = _unless_missing(lambda: client.get_function(FunctionName=name), f"looking up {name!r}")
     if found is None:
         return None
+    configuration = dict(found["Configuration"])
     tags = found.get("Tags") or {}
+    refuse = "perfstats never changes or deletes it"
     if tags.get(OWNER_TAG) != OWNER:
         raise ValueError(
             f"a Lambda function {name!r} exists and perfstats did not create it (no tag "
-            f"{OWNER_TAG}={OWNER}); perfstats never changes or deletes it: choose another name"
+            f"{OWNER_TAG}={OWNER}); {refuse}: choose another name"
         )
-    return dict(found["Configuration"])
+    path = _state_file(folder, client, str(configuration.get("FunctionArn", name)))
+    tagged = tags.get(DEPLOYMENT_TAG)
+    if not tagged:
+        raise ValueError(
+            f"a Lambda function {name!r} exists with the tag {OWNER_TAG}={OWNER} but no "
+            f"{DEPLOYMENT_TAG} id, so nothing proves this perfstats deployed it (anyone can "
+            f"copy that tag); {refuse}: delete it by hand if it is yours, or choose another name"
+        )
+    recorded = deployment_id if deployment_id else _recorded_id(path)
+    if recorded is None:
+        raise ValueError(
+            f"a Lambda function {name!r} exists but no deployment of it is recorded in "
+            f"{path.parent} (deployed from another machine or state folder, or the state was "
+            f"removed); {refuse}: delete it by hand if it is yours, or choose another name"
+        )
+    if not secrets.compare_digest(str(tagged), recorded):
+        raise ValueError(
+            f"a Lambda function {name!r} exists but its {DEPLOYMENT_TAG} tag does not match "
+            f"the deployment id recorded in {path}; {refuse}: delete it by hand if it is "
+            "yours, or choose another name"
+        )
+    return configuration, recorded, path
 
 
 def _wait(client: Any, waiter: str, name: str, wait_s: float, qualifier: str | None = None) -> None:
@@ -394,20 +531,28 @@ def _configuration(spec: FunctionSpec) -> dict[str, Any]:
 
 
 def deploy(
-    spec: FunctionSpec, *, wait_s: float = 300.0, **access: Unpack[LambdaAccess]
+    spec: FunctionSpec,
+    *,
+    wait_s: float = 300.0,
+    state: str | os.PathLike[str] | None = None,
+    **access: Unpack[LambdaAccess],
 ) -> Deployment:
     """Create (or update) the function, wait until it is active, publish a version.
 
-    A function of that name that perfstats created before (tagged) gets the
-    new code and configuration; one it did not create is left alone and is
-    an error. When the function is created here and a later step fails or
-    is interrupted, it is deleted again: a failed deploy leaves nothing.
+    A new function gets a random deployment id, tagged on it and recorded
+    in the state folder. A function of that name whose tag matches the id
+    recorded there gets the new code and configuration; any other is left
+    alone and is an error. When the function is created here and a later
+    step fails or is interrupted, it is deleted again (and its state
+    removed): a failed deploy leaves nothing.
 
     Parameters
     ----------
     spec : FunctionSpec
     wait_s : float, default 300
         Longest wait for the function to become active or updated.
+    state : path, optional
+        The deployment state folder (default :func:`state_dir`).
     **access
         How to reach Lambda (:class:`LambdaAccess`): a ``client``, or the
         ``region``, ``endpoint_url`` and ``profile`` to make one with.
@@ -419,8 +564,8 @@ def deploy(
     Raises
     ------
     ValueError
-        Bad input: credentials, region, role, package size, a name that is
-        not perfstats'.
+        Bad input: credentials, region, role, package size, a name whose
+        function this deployment state did not create.
     LifecycleError
         AWS failed (throttled beyond the retries, the function did not
         become active).
@@ -439,24 +584,30 @@ def deploy(
 
     # Every local check before the first call that changes anything.
     data = package(spec.package) if spec.package is not None else None
+    folder = state_dir(state)
     client = _client(access)
-    existing = _owned(client, spec.name)
+    existing = _owned(client, spec.name, folder)
     created = False
+    record: Path | None = None
+    deployment_id = existing[1] if existing is not None else secrets.token_hex(16)
     try:
         if existing is None:
             action = "creating"
             try:
-                client.create_function(
+                made = client.create_function(
                     **_configuration(spec),
                     Code=_code(spec, data),
                     PackageType="Zip" if data is not None else "Image",
                     Architectures=[spec.architecture],
-                    Tags={OWNER_TAG: OWNER},
+                    Tags={OWNER_TAG: OWNER, DEPLOYMENT_TAG: deployment_id},
                     Publish=False,
                 )
             except (ClientError, BotoCoreError) as exc:
                 raise _explain(exc, "creating", spec) from None
             created = True
+            action = "recording the deployment of"
+            record = _state_file(folder, client, str(made.get("FunctionArn", spec.name)))
+            _record(record, client, made, deployment_id)
             _wait(client, "function_active_v2", spec.name, wait_s)
         else:
             action = "updating"
@@ -471,8 +622,10 @@ def deploy(
         version = str(published["Version"])
         _wait(client, "function_active_v2", spec.name, wait_s, qualifier=version)
     except BaseException as exc:
-        if created or (existing is None and _created_anyway(client, spec.name)):
+        if created or (existing is None and _created_anyway(client, spec.name, deployment_id)):
             _delete_quietly(client, spec.name)
+            if record is not None:
+                _forget(record)
         if isinstance(exc, (ClientError, BotoCoreError)):
             raise _explain(exc, f"{action} {spec.name!r}", spec) from None
         raise
@@ -484,15 +637,18 @@ def deploy(
         memory_mb=int(published.get("MemorySize", spec.memory_mb)),
         architecture=str((published.get("Architectures") or [spec.architecture])[0]),
         created=created,
+        deployment_id=deployment_id,
     )
 
 
-def _created_anyway(client: Any, name: str) -> bool:
-    """True when an interrupted create call created the function after all (tagged ours)."""
+def _created_anyway(client: Any, name: str, deployment_id: str) -> bool:
+    """True when an interrupted create call created the function after all (tagged with our id)."""
     try:
-        return _owned(client, name) is not None
+        found = client.get_function(FunctionName=name)
     except Exception:
         return False
+    tagged = (found.get("Tags") or {}).get(DEPLOYMENT_TAG)
+    return isinstance(tagged, str) and secrets.compare_digest(tagged, deployment_id)
 
 
 def _delete_quietly(client: Any, name: str) -> None:
@@ -502,12 +658,25 @@ def _delete_quietly(client: Any, name: str) -> None:
         logger.error("could not delete %s after a failed deploy; delete it by hand: %s", name, exc)
 
 
-def teardown(name: str | Deployment, **access: Unpack[LambdaAccess]) -> bool:
-    """Delete a function perfstats created, with all its versions.
+def teardown(
+    name: str | Deployment,
+    *,
+    state: str | os.PathLike[str] | None = None,
+    **access: Unpack[LambdaAccess],
+) -> bool:
+    """Delete a function this deployment created, with all its versions.
+
+    The function is deleted only when its ``perfstats:deployment`` tag
+    matches the id recorded in the state folder (or carried by the
+    :class:`Deployment` given); its state file is removed with it.
 
     Parameters
     ----------
     name : str or Deployment
+        The function's plain name (a qualified name ``fn:1`` or an ARN is
+        refused: perfstats deletes whole functions only).
+    state : path, optional
+        The deployment state folder (default :func:`state_dir`).
     **access
         How to reach Lambda (:class:`LambdaAccess`).
 
@@ -519,19 +688,33 @@ def teardown(name: str | Deployment, **access: Unpack[LambdaAccess]) -> bool:
     Raises
     ------
     ValueError
-        When the function exists and perfstats did not create it (no
-        ``perfstats:owner`` tag); it is left as it is.
+        When the name is qualified or an ARN, or the function exists and
+        nothing proves this deployment created it (no perfstats tags, no
+        recorded state, or ids that differ); it is left as it is, and the
+        message says which.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.ab.lifecycle import teardown
+    >>> teardown("bench:1", region="eu-west-1")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'bench:1' is a qualified name or an ARN; ... (here 'bench'), never one version ...
     """
     function = name.name if isinstance(name, Deployment) else name
-    if not isinstance(function, str) or not function:
-        raise ValueError(f"name must be a function name; got {name!r}")
+    given_id = name.deployment_id if isinstance(name, Deployment) else None
+    _check_name(function)
+    folder = state_dir(state)
     client = _client(access)
-    if _owned(client, function) is None:
+    owned = _owned(client, function, folder, given_id)
+    if owned is None:
         return False
+    path = owned[2]
     # boto3 answers every successful request with a dict (its ResponseMetadata at least).
     deleted = _unless_missing(
         lambda: client.delete_function(FunctionName=function), f"deleting {function!r}"
     )
+    _forget(path)
     if deleted is None:
         return False
     logger.info("deleted %s", function)
@@ -572,7 +755,11 @@ def _uninterrupted() -> AbstractContextManager[None]:
 
 @contextmanager
 def deployed(
-    spec: FunctionSpec, *, wait_s: float = 300.0, **access: Unpack[LambdaAccess]
+    spec: FunctionSpec,
+    *,
+    wait_s: float = 300.0,
+    state: str | os.PathLike[str] | None = None,
+    **access: Unpack[LambdaAccess],
 ) -> Iterator[Deployment]:
     """Deploy ``spec`` for the duration of a ``with`` block and always tear it down.
 
@@ -592,13 +779,13 @@ def deployed(
     with _terminate_as_interrupt():
         # A deploy that fails removes what it created itself; a name that is
         # not perfstats' must not reach teardown (its error would be the same).
-        deployment = deploy(spec, client=client, wait_s=wait_s)
+        deployment = deploy(spec, client=client, wait_s=wait_s, state=state)
         try:
             yield deployment
         finally:
             with _uninterrupted():
                 try:
-                    teardown(spec.name, client=client)
+                    teardown(deployment, client=client, state=state)
                 except Exception as exc:
                     logger.error("teardown of %s failed; delete it by hand: %s", spec.name, exc)
                     raise

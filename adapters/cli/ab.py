@@ -44,6 +44,12 @@ examples:
   perfstats ab deploy lambda_suite.toml
   perfstats ab teardown lambda_suite.toml
 
+deploy tags the function with a random deployment id and records it in the
+state folder ($PERFSTATS_STATE_DIR, default ~/.local/state/perfstats);
+teardown deletes only a function whose tag matches the recorded id and
+otherwise says why it refuses. The [function] name is a plain name: a
+qualified name (fn:1) or an ARN is refused.
+
 The config (TOML or YAML) names the schedule, calls, repeats, concurrency, a
 target (a command or an HTTP function that runs each call's executions and
 reports their timings as JSON, or one perfstats target per version) and the
