@@ -59,6 +59,7 @@ def run_deployed(
     rng: Any = None,
     progress: bool = False,
     client: Any = None,
+    state: str | os.PathLike[str] | None = None,
     **overrides: Any,
 ) -> tuple[SuiteRun, Deployment]:
     """Deploy the config's function, run its suite on it, tear it down in any case.
@@ -74,6 +75,10 @@ def run_deployed(
         As for :func:`~perfstats.adapters.ab.runner.run_suite`.
     client : boto3 Lambda client, optional
         Default: one for the function table's region, endpoint and profile.
+    state : path, optional
+        The deployment state folder, where the function's deployment id is
+        recorded while it exists (default
+        :func:`~perfstats.adapters.ab.lifecycle.state_dir`).
     **overrides
         Suite settings that replace the config's (``calls``, ...).
 
@@ -97,7 +102,7 @@ def run_deployed(
             place.get("region"), endpoint_url=place.get("endpoint_url"),
             profile=place.get("profile"),
         )  # fmt: skip
-    with deployed(spec, client=client) as deployment:
+    with deployed(spec, client=client, state=state) as deployment:
         config = deployed_target(data, deployment, place)
         suite = suite_from_config(
             {k: v for k, v in config.items() if k != "function"}, base=Path(base), **overrides

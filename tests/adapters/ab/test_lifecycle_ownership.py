@@ -192,3 +192,25 @@ def test_a_deploy_whose_state_cannot_be_written_leaves_nothing(
     with pytest.raises(OSError):
         deploy(FunctionSpec("bench", role=role, package=source), client=client, state=blocked)
     assert not _exists(moto_lambda, "bench")
+
+
+def test_a_one_shot_run_keeps_its_state_in_the_folder_given_and_removes_it(
+    moto: MotoServer, moto_lambda: Any, role: str, source: Path, tmp_path: Path, client: Any,
+    state: Path,
+) -> None:  # fmt: skip
+    from perfstats.adapters.ab.deployed_run import run_deployed
+
+    folder = tmp_path / "run-state"
+    data = {
+        "calls": 2, "repeats": 1, "concurrency": 1,
+        "function": {"name": "oneshot", "role": role, "package": str(source),
+                     "region": REGION, "endpoint_url": moto.endpoint, "memory_mb": 128},
+        "target": {"unit": "ns", "timeout": 30},
+        "benchmarks": [{"name": "a", "baseline": {}, "candidate": {"n": 2}}],
+    }  # fmt: skip
+    run, d = run_deployed(data, client=client, state=folder, rng=0)
+    assert len(run.measurements) == 4 and len(d.deployment_id) == 32
+    assert not _exists(moto_lambda, "oneshot")
+    # The record went to the folder given (not the default one) and left with the function.
+    assert (folder / "lambda").is_dir() and _state_files(folder) == []
+    assert not state.exists()
