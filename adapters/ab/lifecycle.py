@@ -209,8 +209,12 @@ def _check_name(name: Any) -> None:
 
 
 def state_dir(path: str | os.PathLike[str] | None = None) -> Path:
-    """The folder of the deployment state: ``path``, else ``$PERFSTATS_STATE_DIR``, else
-    ``$XDG_STATE_HOME/perfstats`` (``~/.local/state/perfstats``).
+    """The folder where perfstats keeps the deployment state of its functions.
+
+    ``path`` when given, else ``$PERFSTATS_STATE_DIR``, else
+    ``$XDG_STATE_HOME/perfstats`` (``~/.local/state/perfstats``). Each
+    function it deploys has one JSON file under ``lambda/`` there while it
+    exists.
 
     Examples
     --------
