@@ -123,10 +123,18 @@ def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
 
 
 @pytest.fixture
-def moto_credentials(moto: MotoServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    """boto3's environment (dummy keys, region, endpoint) pointed at the moto server."""
+def moto_credentials(
+    moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """boto3's environment (dummy keys, region, endpoint) pointed at the moto server.
+
+    Deployments record their state in a folder of the test's own (unless the
+    test chose one), never in the user's ``~/.local/state/perfstats``.
+    """
     for key, value in aws_env(moto.endpoint).items():
         monkeypatch.setenv(key, value)
+    if "PERFSTATS_STATE_DIR" not in os.environ:
+        monkeypatch.setenv("PERFSTATS_STATE_DIR", str(tmp_path / "perfstats-state"))
 
 
 @pytest.fixture(scope="module")
