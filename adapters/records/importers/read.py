@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from .results import FormatError, Results
-from .sniff import FORMATS, MODULES, decode, name_of, sniff
+from .sniff import FORMATS, MODULES, decode, gunzip, name_of, sniff
 
 
 def parse(data: Any, *, format: str | None = None, source: str | None = None,
@@ -68,7 +68,7 @@ def _parse(data: Any, format: str | None, source: str | None, options: dict[str,
     fmt = format or sniff(data, source=source)
     module = MODULES[fmt]
     if fmt == "gotest":
-        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        text = gunzip(data, source).decode("utf-8-sig") if isinstance(data, bytes) else data
         if not isinstance(text, str):
             raise FormatError(name_of(fmt), "needs text, got a JSON object", source)
         return dataclasses.replace(module.parse(text, source=source, **options), format=fmt)
@@ -83,12 +83,33 @@ def _parse(data: Any, format: str | None, source: str | None, options: dict[str,
 def read(path: str | Path, *, format: str | None = None, **options: Any) -> Results:
     """Read a results file of another tool (format sniffed unless given).
 
-    A criterion ``sample.json`` takes its benchmark's name from the
-    ``benchmark.json`` beside it; a directory is read as criterion's output
-    (``target/criterion``): every ``new/sample.json`` below it.
+    A gzip-compressed file (pyperf's ``-o x.json.gz``) is decompressed. A
+    criterion ``sample.json`` takes its benchmark's name from the
+    ``benchmark.json`` beside it (criterion 0.2 wrote none: then the
+    benchmark's directory names it); a directory is read as criterion's
+    output (``target/criterion``): every ``new/sample.json`` below it. A
+    directory with another ``format`` is refused rather than read as
+    criterion's.
+
+    Examples
+    --------
+    >>> import gzip, json, tempfile
+    >>> from pathlib import Path
+    >>> from perfstats.adapters.records.importers import read
+    >>> doc = {"version": "1.0", "metadata": {"name": "f", "unit": "second"},
+    ...        "benchmarks": [{"runs": [{"values": [0.1, 0.2]}]}]}
+    >>> path = Path(tempfile.mkdtemp()) / "x.json.gz"
+    >>> _ = path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    >>> read(path).values("f").tolist()
+    [0.1, 0.2]
     """
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
     p = Path(path)
     if p.is_dir():
+        if format not in (None, "criterion"):
+            raise FormatError(name_of(format), "is a directory; of the formats only "
+                              "criterion's output is read from a directory", str(p))  # fmt: skip
         return _criterion_tree(p)
     data = p.read_bytes()
     source = str(p)
@@ -96,6 +117,8 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Resu
         meta = p.parent / "benchmark.json"
         if meta.exists():
             options["name"] = json.loads(meta.read_text()).get("full_id", p.parent.parent.name)
+        elif p.parent.name == "new":
+            options["name"] = p.parent.parent.name
     return parse(data, format=format, source=source, **options)
 
 
@@ -103,7 +126,12 @@ def _criterion_tree(root: Path) -> Results:
     samples = sorted(root.rglob("new/sample.json"))
     if not samples:
         raise FormatError("criterion", "directory has no */new/sample.json", str(root))
-    parts = [read(s, format="criterion") for s in samples]
+    parts = []
+    for s in samples:
+        # Without benchmark.json (criterion 0.2) the path below the root names it.
+        named = {} if (s.parent / "benchmark.json").exists() else {
+            "name": s.parent.parent.relative_to(root).as_posix()}  # fmt: skip
+        parts.append(read(s, format="criterion", **named))
     names = [r.benchmarks[0] for r in parts]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
