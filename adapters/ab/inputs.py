@@ -57,7 +57,9 @@ ORDERS = ("auto", "date", "file", "name")
 _TIDY = ["benchmark", "unit", "value", "file", "commit", "date", "direction", "failed"]
 
 
-def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
+def read_results(
+    path: str | os.PathLike[str], *, names: str = "target", keep_unrun: bool = False
+) -> pd.DataFrame:
     """The per-run values in a file or a directory of files, one row per run.
 
     Parameters
@@ -67,6 +69,11 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     names : {"target", "file"}, default "target"
         Name a record's benchmark by its target, or by its file's stem (when
         the two sides ran the same benchmark under different command lines).
+    keep_unrun : bool, default False
+        Keep a benchmark none of whose runs succeeded (a record without a
+        successful run, a tool's benchmark whose every run failed)
+        as one row with a NaN ``value`` and its (positive) ``failed`` count, for the
+        gate to report as an error, instead of refusing the file.
 
     Returns
     -------
@@ -82,7 +89,8 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     ------
     ValueError
         On a missing, empty or unreadable file, a file of no known kind, a
-        record without a successful run, or a benchmark found in two files.
+        benchmark without a successful run (unless ``keep_unrun``), or a
+        benchmark found in two files.
 
     Examples
     --------
@@ -101,13 +109,13 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     if not p.exists():
         raise ValueError(f"{os.fspath(p)} does not exist")
     if not p.is_dir():
-        return _read_file(p, names)
+        return _read_file(p, names, keep_unrun)
     files = _result_files(p)
     if not files:
         if any(p.rglob("new/sample.json")):
             return _tidy(read_tool_results(p), p)
         raise ValueError(f"directory {os.fspath(p)} holds no results file")
-    return _unique(p, [_read_file(f, names) for f in files])
+    return _unique(p, [_read_file(f, names, keep_unrun) for f in files])
 
 
 def read_history(
@@ -282,12 +290,12 @@ def _unique(where: Path, parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_file(path: Path, names: str) -> pd.DataFrame:
+def _read_file(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise ValueError(f"{os.fspath(path)} is empty")
     header = _csv_header(path)
     if header is not None and tuple(header) == RECORD_COLUMNS:
-        return _read_record(path, names)
+        return _read_record(path, names, keep_unrun)
     if header is not None and tuple(header) == AB.columns:
         # Its rows hold both versions of each benchmark: never one side.
         raise ValueError(
@@ -297,7 +305,7 @@ def _read_file(path: Path, names: str) -> pd.DataFrame:
     if header is not None and {"benchmark", "value"} <= set(header):
         return _read_tidy_csv(path)
     try:
-        results = read_tool_results(path)
+        results = read_tool_results(path, keep_unrun=keep_unrun)
     except ValueError as exc:
         if header is not None:
             raise ValueError(
@@ -323,25 +331,32 @@ def _csv_header(path: Path) -> list[str] | None:
     return [c.strip() for c in row] if row else None
 
 
-def _read_record(path: Path, names: str) -> pd.DataFrame:
+def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
     df = read_record(path)
     ok = df[(df["status"] == "ok") & (df["phase"] == MEASURE)]
-    if ok.empty:
+    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
+    if ok.empty and not (keep_unrun and failed):
         raise ValueError(f"{os.fspath(path)}: the record has no successful measured run")
     name = path.stem
     if names == "target":
         target = read_metadata(path).get("target") if metadata_path(path).exists() else None
         recorded = target.get("name") if isinstance(target, Mapping) else None
-        column = [t for t in ok["target"].unique() if t]
+        column = [t for t in df["target"].unique() if t]
         if recorded:
             name = str(recorded)
         elif len(column) == 1:
             name = str(column[0])
+    if ok.empty:
+        units_seen = sorted(set(df["unit"]))
+        return pd.DataFrame({
+            "benchmark": [name], "unit": [units_seen[0] if len(units_seen) == 1 else None],
+            "value": [np.nan], "file": [os.fspath(path)], "commit": [None], "date": [None],
+            "direction": [LOWER], "failed": [failed],
+        })[_TIDY]  # fmt: skip
     units = sorted(set(ok["unit"]))
     if len(units) > 1:
         raise ValueError(f"{os.fspath(path)}: the record mixes units {units}")
     values = judged_values(df)
-    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
     return pd.DataFrame(
         {
             "benchmark": name,
@@ -399,7 +414,12 @@ def _tidy(results: Any, path: Path) -> pd.DataFrame:
     out["commit"] = None
     out["date"] = None
     out["failed"] = [int(results.failed.get(n, 0)) for n in out["benchmark"]]
-    return out[_TIDY]
+    unrun = pd.DataFrame({
+        "benchmark": list(results.unrun), "unit": None, "value": np.nan, "direction": LOWER,
+        "file": os.fspath(path), "commit": None, "date": None,
+        "failed": list(results.unrun.values()),
+    })  # fmt: skip
+    return pd.concat([out[_TIDY], unrun[_TIDY]], ignore_index=True) if len(unrun) else out[_TIDY]
 
 
 # Where the importers' tools record the commit and the date of a run.

@@ -64,8 +64,10 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     refused with that hint: one number per benchmark is no sample the gate
     can use. A parameterised benchmark becomes one benchmark per parameter
     combination, ``name(p1, p2)``. A benchmark or combination that failed
-    (``null``) has no successful run, and is refused, naming it (left out,
-    it would vanish from the comparison). Results format 2 (asv 0.5 and
+    (``null``) has no successful run: it is counted in ``failed`` and
+    listed in ``unrun`` (:func:`~perfstats.adapters.records.importers.read`
+    refuses it unless asked to keep it: left out, it would vanish from the
+    comparison). Results format 2 (asv 0.5 and
     later) and format 1 (before) are read; another version is refused,
     naming it.
 

@@ -62,7 +62,7 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     a median are no runs to compare, and read as values they would pass
     for two repetitions. A repetition with ``error_occurred`` failed: it
     is left out and counted in ``failed``, and a benchmark none of whose
-    repetitions succeeded is refused. Without ``--benchmark_repetitions``
+    repetitions succeeded is in ``unrun`` only. Without ``--benchmark_repetitions``
     each benchmark has one value.
 
     Examples

@@ -18,7 +18,7 @@ from .sniff import FORMATS, MODULES, decode, gunzip, name_of, sniff
 
 
 def parse(data: Any, *, format: str | None = None, source: str | None = None,
-          **options: Any) -> Results:  # fmt: skip
+          keep_unrun: bool = False, **options: Any) -> Results:  # fmt: skip
     """Parse results of another tool from text, bytes or a decoded JSON object.
 
     Parameters
@@ -29,6 +29,10 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
         One of :data:`FORMATS`; sniffed when not given.
     source : str, optional
         Where the data came from, for error messages.
+    keep_unrun : bool, default False
+        Keep a benchmark with failed runs and no successful one (in
+        :attr:`Results.unrun`, for the gate to report it as an error)
+        instead of refusing the file, naming it.
     **options
         Passed to the format's parser (``metric=`` for gbench and gotest,
         ``name=`` for criterion).
@@ -48,7 +52,12 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
     try:
-        return _parse(data, format, source, options)
+        res = _parse(data, format, source, options)
+        if res.unrun and not keep_unrun:
+            name, count = next(iter(res.unrun.items()))
+            raise FormatError(name_of(res.format),
+                              f"benchmark {name!r} has no successful run ({count} failed)", source)
+        return res
     except FormatError as exc:
         if exc.source is None and source is not None:
             raise FormatError(exc.format, exc.problem, source) from None
@@ -80,7 +89,9 @@ def _parse(data: Any, format: str | None, source: str | None, options: dict[str,
     return dataclasses.replace(module.parse(obj, source=source, **options), format=fmt)
 
 
-def read(path: str | Path, *, format: str | None = None, **options: Any) -> Results:
+def read(
+    path: str | Path, *, format: str | None = None, keep_unrun: bool = False, **options: Any
+) -> Results:
     """Read a results file of another tool (format sniffed unless given).
 
     A gzip-compressed file (pyperf's ``-o x.json.gz``) is decompressed. A
@@ -89,7 +100,7 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Resu
     benchmark's directory names it); a directory is read as criterion's
     output (``target/criterion``): every ``new/sample.json`` below it. A
     directory with another ``format`` is refused rather than read as
-    criterion's.
+    criterion's. ``keep_unrun`` is as in :func:`parse`.
 
     Examples
     --------
@@ -119,7 +130,7 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Resu
             options["name"] = json.loads(meta.read_text()).get("full_id", p.parent.parent.name)
         elif p.parent.name == "new":
             options["name"] = p.parent.parent.name
-    return parse(data, format=format, source=source, **options)
+    return parse(data, format=format, source=source, keep_unrun=keep_unrun, **options)
 
 
 def _criterion_tree(root: Path) -> Results:
@@ -129,7 +140,7 @@ def _criterion_tree(root: Path) -> Results:
     parts = []
     for s in samples:
         # Without benchmark.json (criterion 0.2) the path below the root names it.
-        named = {} if (s.parent / "benchmark.json").exists() else {
+        named: dict[str, Any] = {} if (s.parent / "benchmark.json").exists() else {
             "name": s.parent.parent.relative_to(root).as_posix()}  # fmt: skip
         parts.append(read(s, format="criterion", **named))
     names = [r.benchmarks[0] for r in parts]
