@@ -125,7 +125,10 @@ def gate_files(
         Benchmarks present on one side only are in ``unmatched_baseline`` and
         ``unmatched_contender``. Each benchmark is judged in the direction
         its files give (a throughput: higher is better) and carries its
-        failed runs, both sides together, in ``n_failed``.
+        failed runs, both sides together, in ``n_failed``. A benchmark with
+        no successful run on a side (every run failed) has the verdict
+        ``"error"``, its reason naming the side and the file, and the
+        result's exit code is 2.
 
     Raises
     ------
@@ -145,8 +148,15 @@ def gate_files(
     overrides = dict(options.pop("overrides", None) or {})
     if config is not None:
         overrides.update(read_overrides(config))
-    base = read_results(baseline, names=names)
-    cont = read_results(contender, names=names)
+    base_all = read_results(baseline, names=names, keep_unrun=True)
+    cont_all = read_results(contender, names=names, keep_unrun=True)
+    base, cont = base_all[~_unrun(base_all)], cont_all[~_unrun(cont_all)]
+    errors: dict[str, str] = {}
+    for side, frame in (("baseline", base_all), ("contender", cont_all)):
+        for row in frame[_unrun(frame)].itertuples():
+            said = f"no successful run in the {side} ({row.failed} failed, in {row.file})"
+            name = str(row.benchmark)
+            errors[name] = f"{errors[name]}; {said}" if name in errors else said
     directions = _directions(base, cont)
     if isinstance(higher_is_better, str):
         higher_is_better = [higher_is_better]
@@ -159,10 +169,11 @@ def gate_files(
         statistic=parse_statistic(statistic),
         overrides=overrides or None,
         directions=directions,
+        errors=errors or None,
         **options,
     )
-    failed = {**_failed(base)}
-    for name, count in _failed(cont).items():
+    failed = {**_failed(base_all)}
+    for name, count in _failed(cont_all).items():
         failed[name] = failed.get(name, 0) + count
     return dataclasses.replace(
         result,
@@ -192,6 +203,13 @@ def _directions(base: Any, cont: Any) -> dict[str, str]:
                 "contender (a time on one side, a throughput on the other?)"
             )
     return {**found["contender"], **found["baseline"]}
+
+
+def _unrun(frame: Any) -> Any:
+    # read_results(keep_unrun=True) marks a benchmark whose every run failed
+    # by a row without a value and with its failed count; a NaN in a CSV
+    # (no failed run) stays a value, which the gate refuses.
+    return frame["value"].isna() & (frame["failed"] > 0)
 
 
 def _failed(frame: Any) -> dict[str, int]:

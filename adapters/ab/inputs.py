@@ -19,7 +19,11 @@ it is one commit (its ``commit`` from what the tool recorded, else the
 file's stem), and each subdirectory is one commit named by the
 subdirectory, holding files as above. A commit's date is the first run's
 start of a record, or what the tool or the CSV recorded; commits are put in
-date order when every one has a date, else in name order.
+date order when every one has a date; else a CSV whose commits come one
+after another (each commit's rows together) keeps its own order, and other
+commits (a directory's, a CSV's whose rows are interleaved) are put in name
+order. A benchmark whose commits give its times in different units is
+converted to seconds; other mixed units are refused.
 """
 
 from __future__ import annotations
@@ -35,20 +39,27 @@ import pandas as pd
 
 from ..driver.result import judged_values
 from ..records.importers import read as read_tool_results
-from ..records.importers.results import HIGHER, LOWER
+from ..records.importers.results import HIGHER, LOWER, TIME_UNITS
 from ..records.record import COLUMNS as RECORD_COLUMNS
 from ..records.record import MEASURE, metadata_path, read_metadata, read_record
 from .persistence import AB
 
-__all__ = ["NAMES", "read_history", "read_results"]
+__all__ = ["NAMES", "ORDERS", "read_history", "read_results"]
 
 #: How a record's benchmark is named: by its target, or by its file's stem.
 NAMES = ("target", "file")
 
+#: How a history's commits are ordered: "auto" (by date when every commit has
+#: one, else the file's order when the file keeps each commit's rows together,
+#: else by name), or by one rule.
+ORDERS = ("auto", "date", "file", "name")
+
 _TIDY = ["benchmark", "unit", "value", "file", "commit", "date", "direction", "failed"]
 
 
-def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
+def read_results(
+    path: str | os.PathLike[str], *, names: str = "target", keep_unrun: bool = False
+) -> pd.DataFrame:
     """The per-run values in a file or a directory of files, one row per run.
 
     Parameters
@@ -58,6 +69,11 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     names : {"target", "file"}, default "target"
         Name a record's benchmark by its target, or by its file's stem (when
         the two sides ran the same benchmark under different command lines).
+    keep_unrun : bool, default False
+        Keep a benchmark none of whose runs succeeded (a record without a
+        successful run, a tool's benchmark whose every run failed)
+        as one row with a NaN ``value`` and its (positive) ``failed`` count, for the
+        gate to report as an error, instead of refusing the file.
 
     Returns
     -------
@@ -73,7 +89,8 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     ------
     ValueError
         On a missing, empty or unreadable file, a file of no known kind, a
-        record without a successful run, or a benchmark found in two files.
+        benchmark without a successful run (unless ``keep_unrun``), or a
+        benchmark found in two files.
 
     Examples
     --------
@@ -92,16 +109,18 @@ def read_results(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
     if not p.exists():
         raise ValueError(f"{os.fspath(p)} does not exist")
     if not p.is_dir():
-        return _read_file(p, names)
+        return _read_file(p, names, keep_unrun)
     files = _result_files(p)
     if not files:
         if any(p.rglob("new/sample.json")):
             return _tidy(read_tool_results(p), p)
         raise ValueError(f"directory {os.fspath(p)} holds no results file")
-    return _unique(p, [_read_file(f, names) for f in files])
+    return _unique(p, [_read_file(f, names, keep_unrun) for f in files])
 
 
-def read_history(path: str | os.PathLike[str], *, names: str = "target") -> pd.DataFrame:
+def read_history(
+    path: str | os.PathLike[str], *, names: str = "target", order: str = "auto"
+) -> pd.DataFrame:
     """Per-run values over a history of commits, one row per run.
 
     Parameters
@@ -112,19 +131,43 @@ def read_history(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
         module's description).
     names : {"target", "file"}, default "target"
         How a record's benchmark is named (see :func:`read_results`).
+    order : {"auto", "date", "file", "name"}, default "auto"
+        How the commits are ordered: by their dates (each commit's earliest),
+        as the file lists them (a CSV only; a commit's first row places it),
+        or by name. ``"auto"`` takes the dates when every commit has one,
+        else the file's order when each commit's rows are together in it
+        (a file written commit after commit), else the names.
 
     Returns
     -------
     pandas.DataFrame
-        Columns as :func:`read_results`, ``commit`` filled, in history order
-        (by ``date`` when every commit has one, else by ``commit``).
+        Columns as :func:`read_results`, ``commit`` filled, in history order;
+        ``frame.attrs["order"]`` says which order was used (``"date"``,
+        ``"file"`` or ``"name"``). A benchmark whose commits give times in
+        different units has them all in seconds.
 
     Raises
     ------
     ValueError
         As :func:`read_results`, and when a file holds no ``commit`` column,
-        or a benchmark appears twice in one commit.
+        a benchmark appears twice in one commit, a benchmark mixes units
+        that are not all times (or has a unit in some commits and none in
+        others), or ``order`` cannot be followed (``"date"`` with a commit
+        without a date, ``"file"`` for a directory).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from perfstats.adapters.ab.inputs import read_history
+    >>> path = Path(tempfile.mkdtemp()) / "h.csv"
+    >>> _ = path.write_text("commit,benchmark,value,unit\\nf3e1,x,900,ms\\n0a7c,x,1.1,s\\n")
+    >>> frame = read_history(path)
+    >>> frame["commit"].tolist(), frame["value"].tolist(), frame.attrs["order"]
+    (['f3e1', '0a7c'], [0.9, 1.1], 'file')
     """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}; got {order!r}")
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{os.fspath(p)} does not exist")
@@ -135,7 +178,7 @@ def read_history(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
                 f"{os.fspath(p)} is one set of results, not a history: it needs a 'commit' "
                 "column (or give a directory with one file or folder per commit)"
             )
-        return _in_history_order(frame, p)
+        return _in_history_order(_one_unit(frame, p), p, order, in_one_file=True)
     parts = []
     for entry in sorted(p.iterdir()):
         if entry.name.startswith("."):
@@ -159,23 +202,69 @@ def read_history(path: str | os.PathLike[str], *, names: str = "target") -> pd.D
                 f"benchmark {name!r} appears twice in commit {commit!r}: in {files[0]} and "
                 f"{files[1]}"
             )
-    return _in_history_order(frame, p)
+    return _in_history_order(_one_unit(frame, p), p, order, in_one_file=False)
 
 
-def _in_history_order(frame: pd.DataFrame, where: Path) -> pd.DataFrame:
+def _in_history_order(
+    frame: pd.DataFrame, where: Path, order: str, *, in_one_file: bool
+) -> pd.DataFrame:
     frame = frame.copy()
     frame["commit"] = frame["commit"].astype(str)
-    if frame["date"].notna().all():
+    dated = bool(frame["date"].notna().all())
+    commits = frame["commit"]
+    # A file written commit after commit keeps each commit's rows together;
+    # rows of interleaved commits say nothing about the history's order.
+    blocks = int((commits != commits.shift()).sum())
+    together = in_one_file and blocks == commits.nunique()
+    if order == "auto":
+        order = "date" if dated else "file" if together else "name"
+    if order == "date":
+        if not dated:
+            undated = frame.loc[frame["date"].isna(), "commit"].iloc[0]
+            raise ValueError(f"{os.fspath(where)}: commit {undated!r} has no date to order by")
         try:
             frame["date"] = pd.to_datetime(frame["date"], utc=True, format="ISO8601")
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{os.fspath(where)}: a date is not a date: {exc}") from None
-        first = frame.groupby("commit", sort=False)["date"].min().sort_values(kind="stable")
+        first = list(frame.groupby("commit", sort=False)["date"].min().sort_values(kind="stable")
+                     .index)  # fmt: skip
+    elif order == "file":
+        if not in_one_file:
+            raise ValueError(f"{os.fspath(where)} is a directory: its commits have no file "
+                             "order (order them by date or by name)")  # fmt: skip
+        first = list(dict.fromkeys(commits))
     else:
-        first = pd.Series(range(frame["commit"].nunique()), index=sorted(frame["commit"].unique()))
-    rank = {commit: i for i, commit in enumerate(first.index)}
-    order = frame["commit"].map(rank).to_numpy()
-    return frame.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+        first = sorted(commits.unique())
+    rank = {commit: i for i, commit in enumerate(first)}
+    positions = frame["commit"].map(rank).to_numpy()
+    result = frame.iloc[np.argsort(positions, kind="stable")].reset_index(drop=True)
+    result.attrs["order"] = order
+    return result
+
+
+def _one_unit(frame: pd.DataFrame, where: Path) -> pd.DataFrame:
+    """Each benchmark in one unit over the commits: times in seconds when they differ."""
+    frame = frame.copy()
+    for name, rows in frame.groupby("benchmark", sort=False):
+        units = rows["unit"].where(rows["unit"].notna(), None)
+        given = set(units.dropna().astype(str))
+        if len(given) <= 1 and (not given or units.notna().all()):
+            continue
+        if units.isna().any():
+            bare = rows.loc[units.isna(), "commit"].iloc[0]
+            raise ValueError(
+                f"{os.fspath(where)}: benchmark {name!r} has the unit {sorted(given)[0]!r} in "
+                f"some commits and none in commit {bare!r}; give every commit its unit"
+            )
+        if not given <= set(TIME_UNITS):
+            raise ValueError(
+                f"{os.fspath(where)}: benchmark {name!r} mixes the units {sorted(given)} over "
+                "its commits; only time units are converted to one"
+            )
+        scale = units.map(TIME_UNITS).astype(np.float64)
+        frame.loc[rows.index, "value"] = rows["value"].astype(np.float64) * scale
+        frame.loc[rows.index, "unit"] = "s"
+    return frame
 
 
 def _result_files(directory: Path) -> list[Path]:
@@ -201,12 +290,12 @@ def _unique(where: Path, parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_file(path: Path, names: str) -> pd.DataFrame:
+def _read_file(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise ValueError(f"{os.fspath(path)} is empty")
     header = _csv_header(path)
     if header is not None and tuple(header) == RECORD_COLUMNS:
-        return _read_record(path, names)
+        return _read_record(path, names, keep_unrun)
     if header is not None and tuple(header) == AB.columns:
         # Its rows hold both versions of each benchmark: never one side.
         raise ValueError(
@@ -216,7 +305,7 @@ def _read_file(path: Path, names: str) -> pd.DataFrame:
     if header is not None and {"benchmark", "value"} <= set(header):
         return _read_tidy_csv(path)
     try:
-        results = read_tool_results(path)
+        results = read_tool_results(path, keep_unrun=keep_unrun)
     except ValueError as exc:
         if header is not None:
             raise ValueError(
@@ -242,25 +331,32 @@ def _csv_header(path: Path) -> list[str] | None:
     return [c.strip() for c in row] if row else None
 
 
-def _read_record(path: Path, names: str) -> pd.DataFrame:
+def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
     df = read_record(path)
     ok = df[(df["status"] == "ok") & (df["phase"] == MEASURE)]
-    if ok.empty:
+    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
+    if ok.empty and not (keep_unrun and failed):
         raise ValueError(f"{os.fspath(path)}: the record has no successful measured run")
     name = path.stem
     if names == "target":
         target = read_metadata(path).get("target") if metadata_path(path).exists() else None
         recorded = target.get("name") if isinstance(target, Mapping) else None
-        column = [t for t in ok["target"].unique() if t]
+        column = [t for t in df["target"].unique() if t]
         if recorded:
             name = str(recorded)
         elif len(column) == 1:
             name = str(column[0])
+    if ok.empty:
+        units_seen = sorted(set(df["unit"]))
+        return pd.DataFrame({
+            "benchmark": [name], "unit": [units_seen[0] if len(units_seen) == 1 else None],
+            "value": [np.nan], "file": [os.fspath(path)], "commit": [None], "date": [None],
+            "direction": [LOWER], "failed": [failed],
+        })[_TIDY]  # fmt: skip
     units = sorted(set(ok["unit"]))
     if len(units) > 1:
         raise ValueError(f"{os.fspath(path)}: the record mixes units {units}")
     values = judged_values(df)
-    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
     return pd.DataFrame(
         {
             "benchmark": name,
@@ -318,7 +414,12 @@ def _tidy(results: Any, path: Path) -> pd.DataFrame:
     out["commit"] = None
     out["date"] = None
     out["failed"] = [int(results.failed.get(n, 0)) for n in out["benchmark"]]
-    return out[_TIDY]
+    unrun = pd.DataFrame({
+        "benchmark": list(results.unrun), "unit": None, "value": np.nan, "direction": LOWER,
+        "file": os.fspath(path), "commit": None, "date": None,
+        "failed": list(results.unrun.values()),
+    })  # fmt: skip
+    return pd.concat([out[_TIDY], unrun[_TIDY]], ignore_index=True) if len(unrun) else out[_TIDY]
 
 
 # Where the importers' tools record the commit and the date of a run.

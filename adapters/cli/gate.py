@@ -13,7 +13,7 @@ from ..ab.file_gate import gate_files, redacted
 from ..ab.inputs import NAMES
 from ..records.files import write_atomic
 from ..records.outputs import check_output
-from .output import emit_json, out
+from .output import emit_json, err, out
 from .parser import UsageError
 
 FORMATS = ("table", "markdown", "json")
@@ -48,7 +48,9 @@ rate (JMH thrpt, Go MB/s, a Google Benchmark *_per_second counter, a
 CSV's direction column = higher) higher is better: a rise is an
 improvement. Runs a tool recorded as failed (hyperfine's non-zero exit
 codes, Google Benchmark's error_occurred) are left out and counted; a
-benchmark with no successful run is an input error.
+benchmark with no successful run on a side is an error: its row says
+"error" with the reason, every output is written, a line on stderr names
+it, and the exit status is 2.
 
 config (--config gate.toml): per-benchmark thresholds by name or glob
   [thresholds]
@@ -56,7 +58,8 @@ config (--config gate.toml): per-benchmark thresholds by name or glob
   parse_large = 0.03
 
 exit status: 0 no regression, 1 at least one regression, 2 usage or input
-error (message on stderr), 3 an inconclusive benchmark with --strict.
+error, or a benchmark with no successful run (message on stderr), 3 an
+inconclusive benchmark with --strict.
 
 JSON (--format json), schema "perfstats.gate/1":
   {"schema": "perfstats.gate/1",
@@ -175,6 +178,9 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         out(gate_markdown(result).rstrip("\n"))
     else:
         out(gate_table(result))
+    for b in result.benchmarks:
+        if b.verdict == "error":
+            err(f"benchmark {b.name!r} has {b.reason}")
     return result.exit_code(strict=args.strict)
 
 

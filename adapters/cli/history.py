@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..ab.inputs import NAMES, read_history
+from ..ab.inputs import NAMES, ORDERS, read_history
 from ..records.redaction import redact_text
 from ..report.formatting import quantity, table
 from .output import emit_json, out
@@ -15,6 +15,8 @@ from .parser import UsageError
 
 FORMATS = ("table", "json")
 AGGREGATES = ("median", "mean", "min")
+# What each order of the commits is, said in the table's last line.
+ORDER_WORDS = {"date": "date order", "file": "the order the file lists them", "name": "name order"}
 
 HELP = "find change points in a benchmark history (e-divisive means)"
 EXAMPLES = """\
@@ -27,16 +29,21 @@ SOURCE is a CSV with columns commit, benchmark and value (date and unit
 optional), one row per run; or a directory with one entry per commit: a
 file (a perfstats record, a tidy CSV, another tool's results; the commit
 is what the tool recorded, else the file's stem) or a folder named by the
-commit holding such files. Commits are ordered by date when every one has
-a date (a record's first run, a tool's recorded date, the CSV's date
-column), else by name. Each commit's runs of a benchmark become one value
-(--aggregate, the median by default).
+commit holding such files. Commits are ordered (--order auto) by date when
+every one has a date (a record's first run, a tool's recorded date, the
+CSV's date column); else a CSV that lists each commit's rows together
+keeps its order (the order it was written in: hash-named commits keep
+theirs); else by name. The output says which order was used. Each
+commit's runs of a benchmark become one value (--aggregate, the median by
+default). A benchmark whose commits give times in different units (ms,
+then s) is compared in seconds; other mixed units are refused.
 
 Each change point is the first commit of a new level, with the relative
 change of the median from the level before to the level after, its 95%
 bootstrap CI, and the permutation test's p-value.
 
-JSON (--format json): {"source": PATH, "options": {...}, "benchmarks":
+JSON (--format json): {"source": PATH, "options": {...}, "order" ("date",
+"file" or "name": the order used), "benchmarks":
 {NAME: {"unit", "direction" ("lower" or "higher": which values are
 better), "commits": [...], "values": [...], "n", "pvalue",
 "permutations", "min_size", "statistic", "level", "change_points":
@@ -69,6 +76,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="target",
         help="name a record's benchmark by its target (default) or its file's stem",
     )
+    p.add_argument(
+        "--order",
+        choices=ORDERS,
+        default="auto",
+        help="order of the commits: by date, as the file lists them, by name (auto)",
+    )
     p.add_argument("--format", choices=FORMATS, default="table", help="output (default: table)")
     p.add_argument("--plot", metavar="FILE", help="draw the histories to FILE (.png, .pdf, .svg)")
     p.add_argument("--seed", type=int, help="seed of the permutations and the bootstrap")
@@ -78,7 +91,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats history`` with parsed arguments; returns the exit status."""
     from perfstats import history_change_points
 
-    frame = read_history(args.source, names=args.names)
+    frame = read_history(args.source, names=args.names, order=args.order)
+    order = str(frame.attrs.get("order", args.order))
     # read_history puts the rows in history order, so the positions' order
     # of first appearance is the history's.
     results = history_change_points(
@@ -114,6 +128,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
                 "aggregate": args.aggregate,
                 "seed": args.seed,
             },
+            "order": order,
             "benchmarks": {
                 name: {
                     "unit": units[name] or None,
@@ -147,6 +162,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         f"magnitudes: {args.aggregate} per commit, relative change of the median with "
         "its bootstrap CI)"
     )
+    why = " (not every commit has a date)" if args.order == "auto" and order != "date" else ""
+    out(f"commits in {ORDER_WORDS[order]}{why}")
     return 0
 
 

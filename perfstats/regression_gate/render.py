@@ -19,17 +19,23 @@ _SYMBOL = {
     "improvement": "improvement",
     "equivalent": "equivalent",
     "inconclusive": "inconclusive",
+    "error": "ERROR",
 }
 _EMOJI = {
     "regression": ":red_circle:",
     "improvement": ":green_circle:",
     "equivalent": ":white_circle:",
     "inconclusive": ":yellow_circle:",
+    "error": ":x:",
 }
 
 
 def _pct(ratio: float) -> str:
     return "n/a" if not math.isfinite(ratio) else f"{(ratio - 1.0) * 100:+.2f}%"
+
+
+def _num(value: float, spec: str) -> str:
+    return "n/a" if not math.isfinite(value) else format(value, spec)
 
 
 def _runs(b: BenchmarkVerdict) -> str:
@@ -43,8 +49,8 @@ def _rows(result: GateResult) -> list[list[str]]:
             f"{b.n_baseline}/{b.n_contender}",
             _pct(b.ratio),
             f"[{_pct(b.ci_low)}, {_pct(b.ci_high)}]",
-            f"{b.p_adjusted:.3g}",
-            f"{b.cliffs_delta:+.2f}",
+            _num(b.p_adjusted, ".3g"),
+            _num(b.cliffs_delta, "+.2f"),
             _SYMBOL[b.verdict],
             _runs(b),
             b.direction,
@@ -61,13 +67,20 @@ _HEADER = [
 
 
 def _summary(result: GateResult) -> str:
-    counts = ", ".join(f"{result.counts[v]} {v}" for v in VERDICTS)
+    # An error is named only when there is one: most suites have none.
+    shown = [v for v in VERDICTS if v != "error" or result.counts.get(v, 0)]
+    counts = ", ".join(f"{result.counts.get(v, 0)} {v}" for v in shown)
     return (
         f"{len(result.benchmarks)} benchmarks ({result.statistic}, threshold "
         f"{result.threshold * 100:g}%, FDR {result.fdr:g}, {result.level * 100:g}% CI): {counts}. "
         f"Geometric mean {_pct(result.geomean)} "
         f"[{_pct(result.geomean_low)}, {_pct(result.geomean_high)}]."
     )
+
+
+def _errors(result: GateResult) -> list[str]:
+    return [f"error: {_visible(b.name)}: {_visible(b.reason)}"
+            for b in result.benchmarks if b.verdict == "error"]  # fmt: skip
 
 
 def _unmatched(result: GateResult) -> list[str]:
@@ -101,7 +114,7 @@ def gate_table(result: GateResult) -> str:
     rows = [_HEADER, *_rows(result)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_HEADER))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join([*lines, _summary(result), *_unmatched(result)])
+    return "\n".join([*lines, _summary(result), *_errors(result), *_unmatched(result)])
 
 
 # Characters a name must not carry into XML 1.0 (which forbids C0 controls
@@ -174,6 +187,10 @@ def gate_markdown(result: GateResult) -> str:
         row[6] = f"{_EMOJI[b.verdict]} {b.verdict}"
         cells = [_md_code(row[0], in_table=True), *(_md_cell(c) for c in row[1:])]
         out.append("| " + " | ".join(cells) + " |")
+    errors = [b for b in result.benchmarks if b.verdict == "error"]
+    if errors:
+        out.append("")
+        out.extend(f"- Error: {_md_code(b.name)}: {_md_cell(b.reason)}" for b in errors)
     for side, names in (
         ("baseline", result.unmatched_baseline),
         ("contender", result.unmatched_contender),
@@ -189,8 +206,9 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
     """JUnit XML: one test case per benchmark, so that CI systems list them.
 
     A regression is a ``<failure>``; an inconclusive benchmark is a
-    ``<skipped>`` test, or a ``<failure>`` when ``strict``; improvements and
-    equivalent benchmarks pass. Each case's ``system-out`` carries the
+    ``<skipped>`` test, or a ``<failure>`` when ``strict``; a benchmark
+    with no successful run (verdict ``"error"``) is an ``<error>``;
+    improvements and equivalent benchmarks pass. Each case's ``system-out`` carries the
     numbers.
 
     Examples
@@ -208,7 +226,7 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
     from xml.sax.saxutils import escape, quoteattr
 
     cases = []
-    failures = skipped = 0
+    failures = skipped = errors = 0
     for b in result.benchmarks:
         detail = (
             f"ratio {b.ratio:.6g} [{b.ci_low:.6g}, {b.ci_high:.6g}] ({result.level * 100:g}% CI), "
@@ -219,7 +237,14 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
         if b.runs_needed is not None:
             detail += f"; about {b.runs_needed} more runs a side would likely decide it"
         body = ""
-        if b.verdict == "regression" or (b.verdict == "inconclusive" and strict):
+        if b.verdict == "error":
+            errors += 1
+            detail = f"n={b.n_baseline}/{b.n_contender}: {_visible(b.reason, breaks=False)}"
+            body = (
+                f"<error message={quoteattr('error: ' + _visible(b.reason))} "
+                f"type=\"error\">{escape(detail)}</error>"
+            )
+        elif b.verdict == "regression" or (b.verdict == "inconclusive" and strict):
             failures += 1
             body = (
                 f"<failure message={quoteattr(f'{b.verdict}: {_pct(b.ratio)}')} "
@@ -236,7 +261,7 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
     head = (
         f'<?xml version="1.0" encoding="UTF-8"?>\n'
         f"<testsuite name={quoteattr(_visible(suite))} tests=\"{len(result.benchmarks)}\" "
-        f'failures="{failures}" errors="0" skipped="{skipped}">'
+        f'failures="{failures}" errors="{errors}" skipped="{skipped}">'
     )
     props = (
         "  <properties>"

@@ -34,7 +34,9 @@ __all__ = [
     "parse_threshold",
 ]
 
-VERDICTS = ("regression", "improvement", "equivalent", "inconclusive")
+#: The gate's verdicts; "error" is a benchmark with no successful run on a
+#: side (every run failed), which cannot be judged.
+VERDICTS = ("regression", "improvement", "equivalent", "inconclusive", "error")
 
 #: Which way a benchmark's values are better: "lower" (a time, a size) or
 #: "higher" (a throughput, a rate).
@@ -119,8 +121,9 @@ class BenchmarkVerdict:
     cliffs_delta : float
         ``P(contender > baseline) - P(contender < baseline)``.
     verdict : str
-        ``"regression"``, ``"improvement"``, ``"equivalent"`` or
-        ``"inconclusive"``.
+        ``"regression"``, ``"improvement"``, ``"equivalent"``,
+        ``"inconclusive"``, or ``"error"`` (no successful run on a side:
+        the numbers are NaN, ``reason`` says why).
     runs_needed : int or None
         For an inconclusive benchmark, the further runs per side that would
         likely decide it (see :func:`gate`); None otherwise, or when no
@@ -261,11 +264,15 @@ class GateResult:
         return self.counts["regression"] > 0
 
     def exit_code(self, *, strict: bool = False) -> int:
-        """The gate's exit code: 1 on a regression, 3 on an inconclusive one when strict, else 0.
+        """The gate's exit code: 2 on an error, 1 on a regression, 3 on an inconclusive
+        one when strict, else 0.
 
-        (Exit code 2, a usage or input error, is the command line's: this
-        result exists only for valid input.)
+        A benchmark with no successful run (verdict ``"error"``) makes the
+        suite's result an error, as the command line's usage and input
+        errors are: the gate cannot vouch for a benchmark it could not judge.
         """
+        if self.counts.get("error", 0) > 0:
+            return 2
         if self.regressed:
             return 1
         if strict and self.counts["inconclusive"] > 0:
@@ -345,7 +352,9 @@ class _Side:
     units: dict[str, str | None]
 
 
-def _collect(data: Any, units: Mapping[str, str] | None, side: str) -> _Side:
+def _collect(
+    data: Any, units: Mapping[str, str] | None, side: str, *, empty: bool = False
+) -> _Side:
     """Benchmark name -> values (and unit) from a mapping, pairs/triples, or a tidy frame."""
     rows: list[tuple[str, Any, str | None]] = []
     if hasattr(data, "columns") and hasattr(data, "groupby"):
@@ -402,7 +411,7 @@ def _collect(data: Any, units: Mapping[str, str] | None, side: str) -> _Side:
                         f"but {unit!r} in {side}_units"
                     )
                 unit_of[str(name)] = None if unit is None else str(unit)
-    if not values:
+    if not values and not empty:
         raise ValueError(f"{side} holds no benchmark")
     return _Side(values, unit_of)
 
@@ -561,6 +570,7 @@ def gate(
     baseline_units: Mapping[str, str] | None = None,
     contender_units: Mapping[str, str] | None = None,
     directions: Mapping[str, str] | None = None,
+    errors: Mapping[str, str] | None = None,
 ) -> GateResult:
     """Judge every benchmark of a suite: regression, improvement, equivalent or inconclusive.
 
@@ -635,6 +645,12 @@ def gate(
     directions : mapping of str to {"lower", "higher"}, optional
         Which values are better, by benchmark name; a benchmark not named is
         "lower" (a time).
+    errors : mapping of str to str, optional
+        Benchmarks with no successful run on a side (every run failed), by
+        name, with the reason. Each gets the verdict ``"error"`` (NaN
+        numbers, the reason kept), is left out of the p-value adjustment
+        and the geometric mean, and makes :meth:`GateResult.exit_code` 2;
+        its values on the other side, if any, are counted, not judged.
 
     Returns
     -------
@@ -645,8 +661,8 @@ def gate(
     ValueError
         On a benchmark with fewer than 2 runs, NaN or infinite values, a
         non-positive baseline value, a name given twice, units that differ
-        between baseline and contender, no benchmark in common, paired runs
-        of unequal count, or a bad option.
+        between baseline and contender, no benchmark in common (and no
+        error), paired runs of unequal count, or a bad option.
 
     References
     ----------
@@ -682,6 +698,12 @@ def gate(
     >>> faster = {"put": ops["put"] * 1.5}
     >>> gate(ops, faster, directions={"put": "higher"}, rng=1)["put"].verdict
     'improvement'
+
+    A benchmark whose every contender run failed is an error:
+
+    >>> res = gate(ops, {}, errors={"put": "no successful run (5 failed)"}, rng=1)
+    >>> res["put"].verdict, res["put"].reason, res.exit_code()
+    ('error', 'no successful run (5 failed)', 2)
     """
     kind: Any = statistic
     if not isinstance(statistic, str):
@@ -708,11 +730,14 @@ def gate(
             raise ValueError(
                 f"directions[{name!r}] must be 'lower' or 'higher', got {way!r}"
             )
+    if errors is not None and not isinstance(errors, Mapping):
+        raise ValueError(f"errors must be a mapping of names to reasons, got {errors!r}")
+    failed = {str(k): str(v) for k, v in (errors or {}).items()}
     gen = as_generator(rng)
-    base = _collect(baseline, baseline_units, "baseline")
-    cont = _collect(contender, contender_units, "contender")
-    names = sorted(set(base.values) & set(cont.values))
-    if not names:
+    base = _collect(baseline, baseline_units, "baseline", empty=bool(failed))
+    cont = _collect(contender, contender_units, "contender", empty=bool(failed))
+    names = sorted((set(base.values) & set(cont.values)) - set(failed))
+    if not names and not failed:
         raise ValueError(
             "baseline and contender share no benchmark name "
             f"(baseline: {sorted(base.values)[:5]}, contender: {sorted(cont.values)[:5]})"
@@ -737,7 +762,7 @@ def gate(
         )
         for name in names
     ]
-    p_adj = benjamini_hochberg([r[3] for r in raw])
+    p_adj: Any = benjamini_hochberg([r[3] for r in raw]) if raw else []
     verdicts = []
     for name, (est, low, high, p, d), pa in zip(names, raw, p_adj, strict=True):
         nb_, nc_ = base.values[name].size, cont.values[name].size
@@ -760,7 +785,20 @@ def gate(
                 runs_needed=needed, threshold=dl, reason=reason, direction=way,
             )
         )
-    gm, gm_low, gm_high = _geomean(verdicts, lvl)
+    for name, reason in failed.items():
+        verdicts.append(
+            BenchmarkVerdict(
+                name=name, unit=base.units.get(name, cont.units.get(name)),
+                n_baseline=int(base.values[name].size) if name in base.values else 0,
+                n_contender=int(cont.values[name].size) if name in cont.values else 0,
+                ratio=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
+                p_adjusted=math.nan, cliffs_delta=math.nan, verdict="error", runs_needed=None,
+                threshold=_threshold_for(name, delta, overrides), reason=reason,
+                direction=str((directions or {}).get(name, "lower")),
+            )
+        )
+    verdicts.sort(key=lambda v: v.name)
+    gm, gm_low, gm_high = _geomean([v for v in verdicts if v.verdict != "error"], lvl)
     counts = {v: sum(1 for x in verdicts if x.verdict == v) for v in VERDICTS}
     label = kind if isinstance(kind, str) else f"q={kind:g}"
     return GateResult(
@@ -776,8 +814,8 @@ def gate(
         level=lvl,
         paired=bool(paired),
         min_equivalent_runs=min_runs,
-        unmatched_baseline=tuple(sorted(set(base.values) - set(cont.values))),
-        unmatched_contender=tuple(sorted(set(cont.values) - set(base.values))),
+        unmatched_baseline=tuple(sorted(set(base.values) - set(cont.values) - set(failed))),
+        unmatched_contender=tuple(sorted(set(cont.values) - set(base.values) - set(failed))),
     )
 
 
@@ -787,6 +825,8 @@ _FLIPPED = {"regression": "improvement", "improvement": "regression"}
 def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, float, float]:
     from scipy.special import ndtri
 
+    if not verdicts:
+        return math.nan, math.nan, math.nan
     z = float(ndtri(0.5 + level / 2.0))
     # Oriented so that a log ratio above 0 is worse for every benchmark: a
     # throughput's ratio is inverted (the CI's width on the log scale stays).

@@ -11,8 +11,18 @@ NAME = "criterion"
 
 
 def looks_like(obj: Any) -> bool:
-    """``{"sampling_mode": ..., "iters": [...], "times": [...]}``."""
-    return isinstance(obj, Mapping) and "iters" in obj and "times" in obj
+    """``{"sampling_mode", "iters": [...], "times": [...]}``, or criterion 0.2's two lists."""
+    return (isinstance(obj, Mapping) and "iters" in obj and "times" in obj) or _pair(obj)
+
+
+def _pair(obj: Any) -> bool:
+    # criterion 0.2 wrote sample.json as [[iters...], [times...]].
+    return (
+        isinstance(obj, list)
+        and len(obj) == 2
+        and all(isinstance(x, list) and x and all(isinstance(v, (int, float)) for v in x)
+                for x in obj)
+    )  # fmt: skip
 
 
 def parse(obj: Any, *, name: str = "benchmark", source: str | None = None) -> Results:
@@ -21,14 +31,20 @@ def parse(obj: Any, *, name: str = "benchmark", source: str | None = None) -> Re
     Sample ``i`` ran ``iters[i]`` iterations in ``times[i]`` nanoseconds; its
     value is ``times[i] / iters[i] * 1e-9``. The file does not name the
     benchmark: criterion writes that to ``benchmark.json`` beside it
-    (``full_id``), which :func:`read` uses; here it is ``name``.
+    (``full_id``), which :func:`read` uses; here it is ``name``. criterion
+    0.2 wrote the two lists as a pair, ``[[iters...], [times...]]``,
+    which is read the same.
 
     Examples
     --------
     >>> from perfstats.adapters.records.importers.criterion import parse
     >>> parse({"iters": [2.0, 4.0], "times": [100.0, 180.0]}, name="f").values("f").round(12)
     array([5.0e-08, 4.5e-08])
+    >>> parse([[2.0, 4.0], [100.0, 180.0]], name="f").values("f").round(12)
+    array([5.0e-08, 4.5e-08])
     """
+    if _pair(obj):
+        obj = {"iters": obj[0], "times": obj[1]}
     iters = need(obj, "iters", list, NAME, "the sample")
     times = need(obj, "times", list, NAME, "the sample")
     if len(iters) != len(times):

@@ -25,7 +25,8 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     ``--parameter-scan`` each parameter value is its own command already.
     A run with a non-zero exit code (kept by ``--ignore-failure``) failed:
     its time is left out and counted in ``failed``; a command none of whose
-    runs succeeded is refused. The exit codes are kept as a column.
+    runs succeeded is in ``unrun`` only (which ``read`` refuses unless
+    ``keep_unrun``). The exit codes are kept as a column.
 
     Examples
     --------

@@ -14,11 +14,11 @@ from typing import Any
 import pandas as pd
 
 from .results import FormatError, Results
-from .sniff import FORMATS, MODULES, decode, name_of, sniff
+from .sniff import FORMATS, MODULES, decode, gunzip, name_of, sniff
 
 
 def parse(data: Any, *, format: str | None = None, source: str | None = None,
-          **options: Any) -> Results:  # fmt: skip
+          keep_unrun: bool = False, **options: Any) -> Results:  # fmt: skip
     """Parse results of another tool from text, bytes or a decoded JSON object.
 
     Parameters
@@ -29,6 +29,10 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
         One of :data:`FORMATS`; sniffed when not given.
     source : str, optional
         Where the data came from, for error messages.
+    keep_unrun : bool, default False
+        Keep a benchmark with failed runs and no successful one (in
+        :attr:`Results.unrun`, for the gate to report it as an error)
+        instead of refusing the file, naming it.
     **options
         Passed to the format's parser (``metric=`` for gbench and gotest,
         ``name=`` for criterion).
@@ -48,7 +52,12 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
     try:
-        return _parse(data, format, source, options)
+        res = _parse(data, format, source, options)
+        if res.unrun and not keep_unrun:
+            name, count = next(iter(res.unrun.items()))
+            raise FormatError(name_of(res.format),
+                              f"benchmark {name!r} has no successful run ({count} failed)", source)
+        return res
     except FormatError as exc:
         if exc.source is None and source is not None:
             raise FormatError(exc.format, exc.problem, source) from None
@@ -68,7 +77,7 @@ def _parse(data: Any, format: str | None, source: str | None, options: dict[str,
     fmt = format or sniff(data, source=source)
     module = MODULES[fmt]
     if fmt == "gotest":
-        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        text = gunzip(data, source).decode("utf-8-sig") if isinstance(data, bytes) else data
         if not isinstance(text, str):
             raise FormatError(name_of(fmt), "needs text, got a JSON object", source)
         return dataclasses.replace(module.parse(text, source=source, **options), format=fmt)
@@ -80,15 +89,38 @@ def _parse(data: Any, format: str | None, source: str | None, options: dict[str,
     return dataclasses.replace(module.parse(obj, source=source, **options), format=fmt)
 
 
-def read(path: str | Path, *, format: str | None = None, **options: Any) -> Results:
+def read(
+    path: str | Path, *, format: str | None = None, keep_unrun: bool = False, **options: Any
+) -> Results:
     """Read a results file of another tool (format sniffed unless given).
 
-    A criterion ``sample.json`` takes its benchmark's name from the
-    ``benchmark.json`` beside it; a directory is read as criterion's output
-    (``target/criterion``): every ``new/sample.json`` below it.
+    A gzip-compressed file (pyperf's ``-o x.json.gz``) is decompressed. A
+    criterion ``sample.json`` takes its benchmark's name from the
+    ``benchmark.json`` beside it (criterion 0.2 wrote none: then the
+    benchmark's directory names it); a directory is read as criterion's
+    output (``target/criterion``): every ``new/sample.json`` below it. A
+    directory with another ``format`` is refused rather than read as
+    criterion's. ``keep_unrun`` is as in :func:`parse`.
+
+    Examples
+    --------
+    >>> import gzip, json, tempfile
+    >>> from pathlib import Path
+    >>> from perfstats.adapters.records.importers import read
+    >>> doc = {"version": "1.0", "metadata": {"name": "f", "unit": "second"},
+    ...        "benchmarks": [{"runs": [{"values": [0.1, 0.2]}]}]}
+    >>> path = Path(tempfile.mkdtemp()) / "x.json.gz"
+    >>> _ = path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    >>> read(path).values("f").tolist()
+    [0.1, 0.2]
     """
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
     p = Path(path)
     if p.is_dir():
+        if format not in (None, "criterion"):
+            raise FormatError(name_of(format), "is a directory; of the formats only "
+                              "criterion's output is read from a directory", str(p))  # fmt: skip
         return _criterion_tree(p)
     data = p.read_bytes()
     source = str(p)
@@ -96,14 +128,21 @@ def read(path: str | Path, *, format: str | None = None, **options: Any) -> Resu
         meta = p.parent / "benchmark.json"
         if meta.exists():
             options["name"] = json.loads(meta.read_text()).get("full_id", p.parent.parent.name)
-    return parse(data, format=format, source=source, **options)
+        elif p.parent.name == "new":
+            options["name"] = p.parent.parent.name
+    return parse(data, format=format, source=source, keep_unrun=keep_unrun, **options)
 
 
 def _criterion_tree(root: Path) -> Results:
     samples = sorted(root.rglob("new/sample.json"))
     if not samples:
         raise FormatError("criterion", "directory has no */new/sample.json", str(root))
-    parts = [read(s, format="criterion") for s in samples]
+    parts = []
+    for s in samples:
+        # Without benchmark.json (criterion 0.2) the path below the root names it.
+        named: dict[str, Any] = {} if (s.parent / "benchmark.json").exists() else {
+            "name": s.parent.parent.relative_to(root).as_posix()}  # fmt: skip
+        parts.append(read(s, format="criterion", **named))
     names = [r.benchmarks[0] for r in parts]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)

@@ -58,7 +58,8 @@ class Results:
         What it recorded per benchmark.
     failed : dict of str to int
         Runs the tool recorded as failed, by benchmark (a non-zero exit
-        code, an error); they are not in ``frame``.
+        code, an error); they are not in ``frame``. A benchmark none of
+        whose runs succeeded is here only (see :attr:`unrun`).
     """
 
     frame: pd.DataFrame
@@ -71,6 +72,12 @@ class Results:
     def benchmarks(self) -> list[str]:
         """Benchmark names in file order."""
         return list(dict.fromkeys(self.frame["benchmark"]))
+
+    @property
+    def unrun(self) -> dict[str, int]:
+        """Benchmarks with failed runs and no successful one, with their failed counts."""
+        measured = set(self.frame["benchmark"])
+        return {n: c for n, c in self.failed.items() if n not in measured}
 
     def values(self, name: str) -> np.ndarray:
         """The values of one benchmark, in run order."""
@@ -151,16 +158,10 @@ def build(
     ``direction`` is which values are better, for every benchmark or by
     name (a name not given is ``"lower"``); ``failed`` counts the runs the
     tool recorded as failed, by name. A benchmark with failed runs and no
-    successful one is refused, naming it.
+    successful one has no row, only its count (:attr:`Results.unrun`).
     """
     failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
-    measured = {str(r[0]) for r in rows}
-    for name, count in failed.items():
-        if name not in measured:
-            raise FormatError(
-                fmt, f"benchmark {name!r} has no successful run ({count} failed)", source
-            )
-    if not rows:
+    if not rows and not failed:
         raise FormatError(fmt, "holds no measured value", source)
     position: dict[str, int] = {}
     checked = []

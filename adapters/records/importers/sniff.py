@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import re
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -71,13 +74,38 @@ def unclosed(text: str) -> int:
     return depth
 
 
+#: The most a gzip-compressed file may grow to when it is decompressed.
+MAX_DECOMPRESSED = 1 << 30
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gunzip(data: bytes, source: str | None = None) -> bytes:
+    """``data`` decompressed when it is gzip (pyperf writes ``-o x.json.gz`` so), else as is.
+
+    A damaged or cut-off compressed file, and one that would decompress to
+    more than :data:`MAX_DECOMPRESSED` bytes, raise FormatError.
+    """
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            out = stream.read(MAX_DECOMPRESSED + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise FormatError(None, f"is a damaged gzip file ({exc})", source) from None
+    if len(out) > MAX_DECOMPRESSED:
+        raise FormatError(None, f"decompresses to more than {MAX_DECOMPRESSED} bytes", source)
+    return out
+
+
 def decode(data: str | bytes, source: str | None = None) -> tuple[Any, str]:
     """``(object, text)``: decoded JSON, or the text itself when it is not JSON.
 
-    Raises FormatError for an empty file and for JSON that does not parse
-    (naming the format the text looks like).
+    Bytes compressed with gzip are decompressed first. Raises FormatError
+    for an empty file and for JSON that does not parse (naming the format
+    the text looks like).
     """
     if isinstance(data, bytes):
+        data = gunzip(data, source)
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -67,7 +67,8 @@ def test_three_clear_verdicts_and_fields() -> None:
     assert v["b0"] == "regression"
     assert v["b1"] == "improvement"
     assert all(v[f"b{i}"] == "equivalent" for i in range(2, 6))
-    assert res.counts == {"regression": 1, "improvement": 1, "equivalent": 4, "inconclusive": 0}
+    assert res.counts == {"regression": 1, "improvement": 1, "equivalent": 4, "inconclusive": 0,
+                          "error": 0}  # fmt: skip
     assert res.exit_code() == 1 and res.regressed
     b0 = res["b0"]
     # The ratio is the ratio of the medians; p-value is SciPy's rank-sum test.
@@ -254,7 +255,8 @@ def test_json_schema_and_renderers() -> None:
     keys = {"name", "unit", "n_baseline", "n_contender", "ratio", "ci_low", "ci_high",
             "p_value", "p_adjusted", "cliffs_delta", "verdict", "runs_needed"}  # fmt: skip
     assert all(keys <= set(b) for b in d["benchmarks"])
-    assert set(d["suite"]["counts"]) == {"regression", "improvement", "equivalent", "inconclusive"}
+    assert set(d["suite"]["counts"]) == {"regression", "improvement", "equivalent", "inconclusive",
+                                         "error"}  # fmt: skip
     assert {"ratio", "ci_low", "ci_high", "method"} <= set(d["suite"]["geomean"])
     assert d["suite"]["exit_code"] == 1
     table = gate_table(res)
