@@ -112,11 +112,16 @@ def not_real(value: Any) -> bool:
     return isinstance(value, bool) or not isinstance(value, numbers.Real)
 
 
+def _real(value: Any, name: str, expected: str) -> float:
+    """``value`` as a float, or an error saying that ``name`` must be ``expected``."""
+    if not_real(value):
+        raise ValueError(f"{name} must be {expected}, got {_short(value)}")
+    return float(value)
+
+
 def check_level(level: Any, name: str = "level") -> float:
     """A confidence level strictly between 0 and 1."""
-    if not_real(level):
-        raise ValueError(f"{name} must be a number in (0, 1), got {_short(level)}")
-    value = float(level)
+    value = _real(level, name, "a number in (0, 1)")
     if not (0.0 < value < 1.0):
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return value
@@ -124,9 +129,7 @@ def check_level(level: Any, name: str = "level") -> float:
 
 def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0) -> float:
     """A number in the closed interval ``[low, high]``."""
-    if not_real(value):
-        raise ValueError(f"{name} must be a number in [{low}, {high}], got {_short(value)}")
-    out = float(value)
+    out = _real(value, name, f"a number in [{low}, {high}]")
     if not (low <= out <= high):
         raise ValueError(f"{name} must be in [{low}, {high}], got {out!r}")
     return out
@@ -134,9 +137,7 @@ def check_fraction(value: Any, name: str, *, low: float = 0.0, high: float = 1.0
 
 def check_finite(value: Any, name: str) -> float:
     """A finite real number (not a bool, not a string that looks like one)."""
-    if not_real(value):
-        raise ValueError(f"{name} must be a number, got {_short(value)}")
-    out = float(value)
+    out = _real(value, name, "a number")
     if not math.isfinite(out):
         raise ValueError(f"{name} must be finite, got {out!r}")
     return out
@@ -144,9 +145,7 @@ def check_finite(value: Any, name: str) -> float:
 
 def check_positive(value: Any, name: str) -> float:
     """A finite number greater than zero."""
-    if not_real(value):
-        raise ValueError(f"{name} must be a positive number, got {_short(value)}")
-    out = float(value)
+    out = _real(value, name, "a positive number")
     if not (math.isfinite(out) and out > 0):
         raise ValueError(f"{name} must be a positive finite number, got {out!r}")
     return out

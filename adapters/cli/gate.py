@@ -10,11 +10,10 @@ from pathlib import Path
 from perfstats.regression_gate.render import gate_junit, gate_markdown, gate_table
 
 from ..ab.file_gate import gate_files, redacted
-from ..ab.inputs import NAMES
 from ..records.files import write_atomic
 from ..records.outputs import check_output
 from .output import emit_json, err, out
-from .parser import UsageError
+from .parser import UsageError, names_argument
 
 FORMATS = ("table", "markdown", "json")
 EXIT_INCONCLUSIVE = 3
@@ -112,12 +111,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strict", action="store_true", help="exit 3 when a benchmark is inconclusive"
     )
-    p.add_argument(
-        "--names",
-        choices=NAMES,
-        default="target",
-        help="name a record's benchmark by its target (default) or its file's stem",
-    )
+    names_argument(p)
     p.add_argument(
         "--resamples", type=int, default=5000, metavar="B", help="bootstrap resamples (5000)"
     )

@@ -7,11 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..ab.inputs import NAMES, ORDERS, read_history
+from ..ab.inputs import ORDERS, read_history
 from ..records.redaction import redact_text
 from ..report.formatting import quantity, table
 from .output import emit_json, out
-from .parser import UsageError
+from .parser import UsageError, names_argument
 
 FORMATS = ("table", "json")
 AGGREGATES = ("median", "mean", "min")
@@ -70,12 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="median",
         help="how a commit's runs become one value (median)",
     )
-    p.add_argument(
-        "--names",
-        choices=NAMES,
-        default="target",
-        help="name a record's benchmark by its target (default) or its file's stem",
-    )
+    names_argument(p)
     p.add_argument(
         "--order",
         choices=ORDERS,

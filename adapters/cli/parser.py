@@ -67,6 +67,18 @@ def output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
+def names_argument(p: argparse.ArgumentParser) -> None:
+    """``--names``: how a record's benchmark is named (the gate and history read records alike)."""
+    from ..ab.inputs import NAMES
+
+    p.add_argument(
+        "--names",
+        choices=NAMES,
+        default="target",
+        help="name a record's benchmark by its target (default) or its file's stem",
+    )
+
+
 def split_argv(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split the command line at ``--``: perfstats' own arguments, and the target's command.
 
