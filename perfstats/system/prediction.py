@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from .._rng import as_generator
-from .._validation import check_int
 from ..comparison.effects import cliffs_delta, wilcoxon_ranksum
 from .queueing import ClosedNetwork, OpenNetwork, SimulationResult
 from .queueing.simulation import check_requests

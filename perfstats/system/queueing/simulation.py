@@ -144,10 +144,10 @@ def check_requests(n_requests: Any) -> int:
     >>> from perfstats.system.queueing.simulation import check_requests
     >>> check_requests(5_000)
     5000
-    >>> check_requests(10**12)
+    >>> check_requests(10**12)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: n_requests must be at most 10_000_000 (the most requests one simulation runs), got 1_000_000_000_000
+    ValueError: n_requests must be at most 10_000_000 (the most requests ... got 1_000_000_000_000
     """
     n = check_int(n_requests, "n_requests", minimum=10)
     if n > MAX_REQUESTS:
