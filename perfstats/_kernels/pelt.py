@@ -38,8 +38,9 @@ import numpy as np
 # The functional pruning runs once the admissible set exceeds this many
 # candidates, and again each time it has doubled since.
 _FIRST_SWEEP = 64
-# Margin of the functional pruning, relative to the size of the sums.
-_MARGIN = 1e-9
+# Margin of the functional pruning, relative to the size of the sums: ten
+# thousand times the rounding of their differences.
+_MARGIN = 1e-12
 
 
 @nb.njit(cache=True)
