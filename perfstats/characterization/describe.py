@@ -273,7 +273,10 @@ def characterize(
     tol = check_positive(tolerance, "tolerance")
     frac = check_fraction(final_fraction, "final_fraction")
     n = int(x.size)
-    mean = float(np.mean(x))
+    # Equal values of any magnitude are a constant series: their computed
+    # mean may differ from them by rounding, which must not read as spread.
+    constant = float(x.max()) == float(x.min())
+    mean = float(x[0]) if constant else float(np.mean(x))
     median = float(np.median(x))
     mad = float(np.median(np.abs(x - median)))
     # Moments from values scaled by a power of two (exact), so squares and
@@ -282,7 +285,6 @@ def characterize(
     d = x * s - mean * s
     m2 = float(np.dot(d, d)) / n
     sd = math.sqrt(m2 * n / (n - 1)) / s
-    constant = m2 == 0.0
     skew = math.nan if constant else float(np.mean(d**3)) / m2**1.5
     modes = find_modes(x)
     n_modes = modes.count

@@ -46,6 +46,8 @@ from .._validation import FloatArray, as_sample, check_fraction, power_of_two_sc
 
 # Finer grids only cost memory: the kernel is 40 steps wide at h / 5.
 _MAX_GRID = 200_000
+# Narrowest kernel, in units in the last place of the largest value.
+_MIN_KERNEL_ULPS = 1024
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,9 @@ def silverman_bandwidth(x: FloatArray) -> float:
     >>> round(silverman_bandwidth(np.random.default_rng(0).normal(0, 1, 1000)), 2)
     0.22
     """
-    if x.size < 2:
+    if x.size < 2 or float(x.max()) == float(x.min()):
+        # Equal values of any magnitude: the rounding of their mean would
+        # otherwise leave a spurious SD of a few units in the last place.
         return 0.0
     # Scaled by a power of two (exact) so the squares stay finite near 1e160.
     s = power_of_two_scale(x)
@@ -205,15 +209,25 @@ def find_modes(data: Any, *, prominence: float = 0.1, bandwidth: float | None = 
     # The density is found on values scaled by a power of two (exact) so that
     # the grid stays finite near 1e300, then read back in the data's units.
     s = power_of_two_scale(x)
-    # A bandwidth that underflows at that scale (an IQR of a subnormal) acts
-    # as the narrowest kernel the grid can show.
-    grid, density = density_grid(x * s, max(h * s, sys.float_info.min))
+    # A bandwidth that underflows at that scale (an IQR of a subnormal), or
+    # one of a few units in the last place of the values (values that differ
+    # only by rounding), acts as the narrowest kernel the grid can resolve:
+    # grid steps (at least a fifth of the kernel) stay far wider than the
+    # spacing of floats there.
+    xs = x * s
+    floor = _MIN_KERNEL_ULPS * float(np.spacing(float(np.max(np.abs(xs)))))
+    grid, density = density_grid(xs, max(h * s, sys.float_info.min, floor))
     peaks, _ = find_peaks(density, prominence=prom * float(density.max()))
     if peaks.size == 0:
         # A flat-topped maximum has no strict peak; its centre is the mode.
         top = np.flatnonzero(density == density.max())
         peaks = np.array([int(top[top.size // 2])])
-    return Modes(grid[peaks] / s, density[peaks] * s, h, prom)
+    # A kernel a few units in the last place wide, around values near the
+    # smallest normal, has a density beyond float64 in the data's units: it
+    # reads as infinite, like the density of a constant sample.
+    with np.errstate(over="ignore"):
+        heights = density[peaks] * s
+    return Modes(grid[peaks] / s, heights, h, prom)
 
 
 __all__ = ["Modes", "density_grid", "find_modes", "silverman_bandwidth"]

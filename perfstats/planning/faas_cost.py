@@ -31,6 +31,12 @@ __all__ = ["FaasCost", "FaasPrices", "faas_cost", "faas_prices"]
 
 #: 1 GB of Lambda memory is 1024 MB (a 512 MB function bills 0.5 GB).
 MB_PER_GB = 1024.0
+#: Largest memory size priced, in MB: float64's largest run of exact integers
+#: (far above any provider's offer).
+MAX_MEMORY_MB = 2**53
+#: Finest billing granularity accepted, in seconds: a nanosecond. Finer
+#: steps would overflow the step count of an ordinary duration.
+MIN_GRANULARITY_S = 1e-9
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,9 @@ def faas_prices(table: Mapping[str, Any] | None = None) -> FaasPrices:
     )
     per_million = _number(table, "per_million_requests", "'per_million_requests'")
     granularity = table.get("duration_granularity_s", 0.001)
-    granularity = check_positive(granularity, "price table 'duration_granularity_s'")
+    granularity = _granularity(
+        check_positive(granularity, "price table 'duration_granularity_s'")
+    )
     currency = table.get("currency", "USD")
     if not isinstance(currency, str) or not currency:
         raise ValueError(f"price table: 'currency' must be a name like 'USD', got {currency!r}")
@@ -326,11 +334,16 @@ def faas_cost(
             f"{float(durations[i])!r}"
         )
     memory = check_int(memory_mb, "memory_mb", minimum=1)
+    if memory > MAX_MEMORY_MB:
+        raise ValueError(
+            f"memory_mb must be at most 2**53 = {MAX_MEMORY_MB} MB, got a number of "
+            f"{len(str(memory))} digits"
+        )
     rate = table.price(architecture)
     n_requests = durations.size if requests is None else check_int(
         requests, "requests", minimum=0
     )
-    step = table.duration_granularity_s
+    step = _granularity(table.duration_granularity_s)
     # The relative nudge keeps a duration that is already a whole number of
     # steps (a REPORT line's ``1234 ms``) from rounding up by float error.
     with np.errstate(over="ignore"):
@@ -341,6 +354,10 @@ def faas_cost(
         )
     gb_seconds = billed * memory / MB_PER_GB
     compute = gb_seconds * rate
+    if not math.isfinite(compute):
+        raise ValueError(
+            f"the cost of {billed:.3g} billed s at memory_mb={memory} overflows float64"
+        )
     request = n_requests / 1e6 * table.per_million_requests
     return FaasCost(
         calls=int(durations.size),
@@ -356,3 +373,13 @@ def faas_cost(
         region=table.region,
         price_date=table.date,
     )
+
+
+def _granularity(step: float) -> float:
+    """The billing step, refused below :data:`MIN_GRANULARITY_S` with a message naming it."""
+    if not step >= MIN_GRANULARITY_S:
+        raise ValueError(
+            f"duration_granularity_s must be at least {MIN_GRANULARITY_S:g} s (a nanosecond), "
+            f"got {step!r}"
+        )
+    return float(step)

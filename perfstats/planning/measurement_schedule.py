@@ -34,6 +34,10 @@ __all__ = ["Schedule", "TraceSchedule", "schedule"]
 #: Largest number of thinning phases averaged per candidate; beyond it the
 #: phases are spread evenly over one period.
 MAX_PHASES = 64
+#: Most runs of a pilot whose thinning is judged: a longer pilot's thinning
+#: evidence comes from its first this many runs (more if a candidate period
+#: needs them to keep ``min_runs``), which bounds the work per candidate.
+MAX_THINNING_RUNS = 100_000
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,14 @@ def schedule(
     is the shortest sampling interval. A candidate no longer than a trace's
     own sampling interval does not thin that trace (NaN in the evidence).
 
+    Thinning costs up to a pass over a trace per candidate, so for a pilot
+    longer than :data:`MAX_THINNING_RUNS` (100,000) runs the thinned and the
+    unthinned lag-1 autocorrelations compared are both those of its first
+    100,000 runs (more when a candidate period needs them to keep
+    ``min_runs``): a contiguous window, which keeps the dependence the
+    thinning is judged on. Block length and ``acf1`` in the evidence use the
+    whole trace.
+
     The interval is ``max_j ceil(b_j) dt_j`` over the traces, with ``b_j``
     the circular Politis-White block length (Politis & White 2004; Patton,
     Politis & White 2009) in runs; round it up to a convenient unit, never
@@ -335,7 +347,7 @@ def schedule(
     """
     thr, data, periods = _schedule_iv(traces, sampling_interval, threshold, candidates, min_runs)
     evidence = [_trace_evidence(*trace) for trace in data]
-    diffs = _acf_differences(data, evidence, periods)
+    diffs = _acf_differences(data, evidence, periods, check_int(min_runs, "min_runs", minimum=3))
     chosen, limited_by = _longest_period(diffs, periods, data, thr)
     return Schedule(
         interval_s=max(e.block_s for e in evidence),
@@ -418,15 +430,21 @@ def _trace_evidence(name: str, times: FloatArray, values: FloatArray, dt: float)
 
 
 def _acf_differences(
-    data: list[_Pilot], evidence: list[TraceSchedule], periods: list[float]
+    data: list[_Pilot], evidence: list[TraceSchedule], periods: list[float], keep: int
 ) -> FloatArray:
     """Per period and pilot, the thinned lag-1 autocorrelation minus the pilot's own (read-only).
 
-    NaN where the period is not longer than the pilot's interval.
+    NaN where the period is not longer than the pilot's interval. A pilot
+    longer than :data:`MAX_THINNING_RUNS` is judged on its first runs (see
+    :func:`schedule`).
     """
     diffs = np.full((len(periods), len(data)), np.nan)
     for j, (_, times, values, dt) in enumerate(data):
         a1 = evidence[j].acf1
+        window = max(MAX_THINNING_RUNS, math.ceil(max(periods) / dt * keep) + 1)
+        if values.size > window and values[:window].max() > values[:window].min():
+            times, values = times[:window], values[:window]
+            a1 = float(acf(values, nlags=1)[1])
         for i, period in enumerate(periods):
             if period <= dt * (1 + 1e-9):
                 continue

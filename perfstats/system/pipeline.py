@@ -12,6 +12,7 @@ from .deviation import LocalDeviation, local_deviation
 from .prediction import DEFAULT_PREDICTION_REQUESTS, RegressionPrediction, predict_regression
 from .propagation import Propagation, propagate, propagate_per_class
 from .queueing import ClosedNetwork, OpenNetwork
+from .queueing.simulation import check_requests
 
 __all__ = ["SystemRegression", "detect_system_regression"]
 
@@ -183,6 +184,13 @@ def detect_system_regression(
     >>> res.regression, round(res.demand_factors["catalogue"], 1)
     (True, 2.5)
     """
+    if not isinstance(model, (OpenNetwork, ClosedNetwork)):
+        raise ValueError(
+            f"model must be a perfstats.system.queueing OpenNetwork or ClosedNetwork, "
+            f"got {type(model).__name__}"
+        )
+    # Refused before the local analyses run, not after.
+    check_requests(n_requests)
     for what, value in (("before", before), ("after", after)):
         if not isinstance(value, Mapping) or not value:
             raise ValueError(

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from .._rng import as_generator
-from .._validation import check_int
 from ..comparison.effects import cliffs_delta, wilcoxon_ranksum
 from .queueing import ClosedNetwork, OpenNetwork, SimulationResult
+from .queueing.simulation import check_requests
 
 __all__ = ["DEFAULT_PREDICTION_REQUESTS", "RegressionPrediction", "predict_regression"]
 
@@ -223,8 +223,9 @@ def predict_regression(
         {station: factor}}`` (e.g. :attr:`Propagation.demand_factors`).
         Stations not named keep their demand.
     n_requests : int
-        Requests simulated per version (default 10,000); fewer when the
-        changed demands saturate a station (see Notes).
+        Requests simulated per version (default 10,000; at most
+        :data:`~perfstats.system.queueing.simulation.MAX_REQUESTS`, ten
+        million); fewer when the changed demands saturate a station (see Notes).
     rng : None, int or numpy.random.Generator
         Seeds the simulations; both versions use the same stream.
     alpha : float
@@ -366,7 +367,7 @@ def _predict_regression_iv(
             f"model must be a perfstats.system.queueing OpenNetwork or ClosedNetwork, "
             f"got {type(model).__name__}"
         )
-    n = check_int(n_requests, "n_requests", minimum=10)
+    n = check_requests(n_requests)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     changed_model = model.with_demand_factors(demand_factors, allow_unstable=True)

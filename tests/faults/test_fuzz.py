@@ -302,6 +302,42 @@ def test_rule_check_and_monitor_give_a_result_or_a_clear_error(rule: str, data: 
     _accepts(monitor, data)
 
 
+# Equal values of any magnitude and count are the class "constant": the rounding of their mean
+# (57.123456789 repeated 55 times has a mean a unit in the last place away) must not read as a
+# spread, nor as a bandwidth too narrow for the density grid.
+@FUZZ
+@given(
+    value=st.one_of(FINITE, st.floats(min_value=-1e6, max_value=1e6)),
+    count=st.integers(5, 200),
+    nudge=st.booleans(),
+)
+def test_constant_series_of_any_value_is_constant(value: float, count: int, nudge: bool) -> None:
+    from perfstats.characterization import distribution_class
+
+    data = [value] * count
+    c = _accepts(perfstats.characterize, data)
+    # Values whose sum overflows float64 are refused with a message (``_accepts``); any other
+    # constant series is characterised as one.
+    if c is not None:
+        assert c.distribution == "constant", (value, count, c)
+        assert (c.sd, c.mean, c.n_modes, c.steady_state) == (0.0, value, 1, "flat")
+        assert distribution_class(data) == "constant"
+        decision = rules.Auto(rng=1).check(data)
+        if count >= 25:  # SHARP-Auto's fewest runs
+            assert "constant" in decision.reason, decision
+    else:
+        assert abs(value) * count > 1e300, value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        if nudge:
+            # One value a unit in the last place away: not constant, but still no crash.
+            data[-1] = float(np.nextafter(value, 0.0)) if value != 0.0 else 5e-324
+            modes = _accepts(perfstats.find_modes, data)
+            assert modes is None or modes.count >= 1
+            _accepts(perfstats.characterize, data)
+            _accepts(rules.Auto(rng=1).check, data)
+
+
 # ---------------------------------------------------------------------------------------------
 # The command line
 

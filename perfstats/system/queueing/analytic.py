@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -11,7 +12,25 @@ from ..._validation import check_int
 from .solution import QueueingSolution
 from .station import Station, _positive
 
-__all__ = ["birth_death", "erlang_c", "solve_closed", "solve_open"]
+__all__ = [
+    "MAX_MVA_VECTORS",
+    "MAX_SERVERS",
+    "birth_death",
+    "erlang_c",
+    "solve_closed",
+    "solve_open",
+]
+
+#: Most servers :func:`erlang_c` accepts: far beyond any station; up to it
+#: the closed form keeps at least nine significant digits.
+MAX_SERVERS = 10**12
+# Up to this many servers the Erlang B recursion (one step per server, the
+# rounding of a few operations each) is used; above it, the closed form.
+_RECURSION_SERVERS = 1024
+#: Most population vectors exact MVA visits (the product of ``population + 1``
+#: over the classes): one pass of Python per vector, so beyond this a solution
+#: would take hours, and the arrays of its state would not fit in memory.
+MAX_MVA_VECTORS = 10**7
 
 # Exact MVA with multi-server stations keeps one queue-length distribution per
 # population vector; beyond this many numbers it is refused rather than
@@ -33,11 +52,23 @@ def erlang_c(servers: int, offered_load: float) -> float:
     -------
     float
 
+    Raises
+    ------
+    ValueError
+        For ``a >= c`` or more than :data:`MAX_SERVERS` servers.
+
     Notes
     -----
-    Computed through the Erlang B recursion ``B(n) = a B(n-1) / (n + a
-    B(n-1))``, which stays finite for hundreds of servers, and
-    ``C = B / (1 - (a / c) (1 - B))``.
+    ``C = B / (1 - (a / c) (1 - B))`` with ``B`` the Erlang B probability.
+    Up to 1024 servers ``B`` comes from the recursion ``B(n) = a B(n-1) /
+    (n + a B(n-1))`` (stable, exact to a few units in the last place);
+    above, from its closed form ``B = P(c; a) / F(c; a)`` with ``P`` and
+    ``F`` the Poisson probability and distribution function, in logarithms
+    through the regularised upper incomplete gamma function ``F(c; a) =
+    Q(c + 1, a)`` (``scipy.special.gammaincc``) and Loader's saddle-point
+    form of ``P``, in constant time and to nine significant digits or
+    better. Servers are bounded by
+    :data:`MAX_SERVERS` (``10**12``).
 
     References
     ----------
@@ -52,17 +83,54 @@ def erlang_c(servers: int, offered_load: float) -> float:
     >>> round(erlang_c(2, 1.0), 6)
     0.333333
     """
-    c = check_int(servers, "servers")
+    c = check_int(servers, "servers", maximum=MAX_SERVERS)
     a = _positive(offered_load, "offered_load")
     if a >= c:
         raise ValueError(
             f"offered_load {a!r} must be below servers {c} for a stable queue "
             f"(utilisation {a / c:.4g})"
         )
-    b = 1.0
-    for n in range(1, c + 1):
-        b = a * b / (n + a * b)
+    if c <= _RECURSION_SERVERS:
+        b = 1.0
+        for n in range(1, c + 1):
+            b = a * b / (n + a * b)
+    else:
+        from scipy.special import gammaincc
+
+        # With a < c the distribution function is at least about one half,
+        # so its logarithm is finite; the probability may underflow to 0,
+        # and so may B, correctly.
+        b = math.exp(_log_poisson_at(c, a) - math.log(float(gammaincc(c + 1, a))))
     return b / (1.0 - (a / c) * (1.0 - b))
+
+
+def _log_poisson_at(c: int, a: float) -> float:
+    """``log(a**c exp(-a) / c!)`` for ``c > 1024``, without cancellation.
+
+    Loader's saddle-point form ``-stirlerr(c) - bd0(c, a) - log(2 pi c) / 2``:
+    ``c log a - lgamma(c + 1)`` would lose the digits of a difference of
+    numbers near ``c log c`` (a relative error near ``1e-3`` at ``10**12``
+    servers). ``bd0 = c (x - log1p(x))`` with ``x = (a - c) / c``, summed
+    as a series for small ``x``; ``stirlerr`` is Stirling's series.
+
+    References
+    ----------
+    C. Loader, "Fast and Accurate Computation of Binomial Probabilities",
+    technical report, 2000.
+    """
+    x = (a - c) / c
+    if abs(x) < 0.1:
+        # x - log1p(x) = sum_{k >= 2} (-x)**k / k ... with alternating signs
+        term, acc = x * x, 0.0
+        for k in range(2, 40):
+            acc += term / k if k % 2 == 0 else -term / k
+            term *= x
+        d = c * acc
+    else:
+        d = c * (x - math.log1p(x))
+    cf = float(c)
+    stirlerr = (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * cf * cf)) / (cf * cf)) / cf
+    return -stirlerr - d - 0.5 * math.log(2.0 * math.pi * cf)
 
 
 def birth_death(station: Station, offered_load: float) -> tuple[float, float]:
@@ -163,7 +231,14 @@ def solve_closed(
     strides = np.ones(n_cls, dtype=np.int64)
     for i in range(n_cls - 2, -1, -1):
         strides[i] = strides[i + 1] * (pop[i + 1] + 1)
-    n_vectors = int(np.prod(pop + 1))
+    # Python integers: the product overflows int64 long before it is refused.
+    n_vectors = math.prod(int(p) + 1 for p in pop)
+    if n_vectors > MAX_MVA_VECTORS:
+        raise ValueError(
+            f"population {dict(population)} is too large for exact MVA: "
+            f"{n_vectors:,} population vectors (the product of population + 1 over the "
+            f"classes) exceed the limit of {MAX_MVA_VECTORS:,}; reduce it or simulate"
+        )
     # Multi-server and load-dependent stations need their marginal
     # queue-length distributions (load-dependent MVA); the others do not.
     multi = [k for k in range(n_st) if servers[k] > 1 or stations[k].load_dependent]

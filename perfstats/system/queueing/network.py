@@ -350,7 +350,9 @@ class ClosedNetwork(_Network):
     (rate ``min(n, servers)``, divided by the slowdown of a
     ``Station(slowdown=...)``) and handled exactly with their marginal
     queue-length probabilities. The cost grows with the product of
-    ``population[c] + 1`` over classes.
+    ``population[c] + 1`` over classes; ``solve`` refuses more than
+    :data:`~perfstats.system.queueing.analytic.MAX_MVA_VECTORS` (ten
+    million) such population vectors.
 
     References
     ----------

@@ -41,9 +41,13 @@ from .analytic import solve_closed
 from .solution import SimulationResult
 from .station import Station
 
-__all__ = ["simulate_closed", "simulate_open", "simulation_run"]
+__all__ = ["MAX_REQUESTS", "check_requests", "simulate_closed", "simulate_open", "simulation_run"]
 
 _BLOCK = 4096
+#: Most requests one simulation runs: ciw advances event by event in Python,
+#: so a run is linear in the requests with a large constant; beyond this a
+#: run would occupy a machine for hours. Means converge long before.
+MAX_REQUESTS = 10**7
 
 
 def _unit_work(gen: np.random.Generator, size: int, scv: float) -> npt.NDArray[np.float64]:
@@ -132,9 +136,31 @@ class _WorkPerUser(ciw.dists.Distribution):
         return self.demand * stream.next()
 
 
+def check_requests(n_requests: Any) -> int:
+    """``n_requests`` as an int in ``[10, MAX_REQUESTS]``, or a ValueError naming the limit.
+
+    Examples
+    --------
+    >>> from perfstats.system.queueing.simulation import check_requests
+    >>> check_requests(5_000)
+    5000
+    >>> check_requests(10**12)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: n_requests must be at most 10_000_000 (the most requests ... got 1_000_000_000_000
+    """
+    n = check_int(n_requests, "n_requests", minimum=10)
+    if n > MAX_REQUESTS:
+        raise ValueError(
+            f"n_requests must be at most {MAX_REQUESTS:_} (the most requests one simulation "
+            f"runs), got {n:_}"
+        )
+    return n
+
+
 def simulation_run(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, int]:
     """``(n_requests, warmup, seed)`` of a run: validated counts and the seed drawn from ``rng``."""
-    n = check_int(n_requests, "n_requests", minimum=10)
+    n = check_requests(n_requests)
     w = n // 10 if warmup is None else check_int(warmup, "warmup", minimum=0)
     seed = int(as_generator(rng).integers(0, 2**31 - 1))
     return n, w, seed

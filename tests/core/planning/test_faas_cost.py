@@ -107,6 +107,7 @@ def test_compute_cost_scales_with_memory(durations: list[float], memory: int) ->
         ({**TABLE, "per_gb_second": {"arm64": "cheap"}}, "non-negative"),
         ({**TABLE, "per_million_requests": math.nan}, "per_million_requests"),
         ({**TABLE, "duration_granularity_s": 0}, "duration_granularity_s"),
+        ({**TABLE, "duration_granularity_s": 1e-320}, "duration_granularity_s must be at least"),
         (["date", "2025-06-30"], "must be a mapping"),
     ],
 )
@@ -123,6 +124,8 @@ def test_bad_tables_are_clear_errors(table: object, message: str) -> None:
         ({"billed_durations_s": [1.0, -0.5]}, r"billed_durations_s\[1\] is -0.5"),
         ({"billed_durations_s": [math.inf]}, "finite"),
         ({"memory_mb": 0}, "memory_mb"),
+        ({"memory_mb": 10**400}, r"memory_mb must be at most 2\*\*53"),
+        ({"memory_mb": 2**53, "billed_durations_s": [1e300]}, "memory_mb=9007199254740992"),
         ({"architecture": "riscv"}, "architecture must be one of"),
         ({"requests": -1}, "requests"),
     ],
@@ -132,3 +135,11 @@ def test_bad_arguments_are_named(kwargs: dict, message: str) -> None:
     durations = args.pop("billed_durations_s")
     with pytest.raises(ValueError, match=message):
         perfstats.faas_cost(durations, **args)
+
+
+def test_a_granularity_too_fine_is_named_even_in_a_built_table() -> None:
+    import dataclasses
+
+    table = dataclasses.replace(perfstats.faas_prices(), duration_granularity_s=1e-320)
+    with pytest.raises(ValueError, match="duration_granularity_s must be at least 1e-09"):
+        perfstats.faas_cost([0.3] * 10, memory_mb=512, architecture="x86_64", prices=table)

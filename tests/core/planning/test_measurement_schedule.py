@@ -156,3 +156,23 @@ def test_cloud_traces_give_about_a_day_and_four_per_hour(perfstats_data: Path) -
     s = perfstats.schedule(traces, sampling_interval=dt)
     assert 12.0 <= s.interval_hours <= 48.0
     assert 2.0 <= s.runs_per_hour <= 8.0
+
+
+def test_a_long_pilot_is_thinned_on_its_first_runs_only() -> None:
+    # The thinning evidence of a pilot beyond MAX_THINNING_RUNS comes from a window of that
+    # many runs: the same as for the window alone, whatever follows it (a pass per candidate
+    # over ten million runs would take minutes).
+    from perfstats.planning.measurement_schedule import MAX_THINNING_RUNS
+
+    rng = np.random.default_rng(3)
+    n = 3 * MAX_THINNING_RUNS
+    x = 100 + np.repeat(rng.normal(size=n // 12 + 1), 12)[:n] + 0.5 * rng.normal(size=n)
+    x[MAX_THINNING_RUNS:] = 100 + rng.normal(size=n - MAX_THINNING_RUNS)  # no dependence after
+    periods = [600.0, 1200.0, 3600.0]
+    whole = perfstats.schedule({"p": x}, sampling_interval=300.0, candidates=periods)
+    head = perfstats.schedule(
+        {"p": x[:MAX_THINNING_RUNS]}, sampling_interval=300.0, candidates=periods
+    )
+    np.testing.assert_array_equal(whole.acf_differences, head.acf_differences)
+    assert whole.period_s == head.period_s
+    assert whole.traces[0].n == n  # the evidence still describes the whole trace

@@ -48,6 +48,49 @@ def test_erlang_c_equals_closed_form(c: int, rho: float) -> None:
     assert erlang_c(c, rho * c) == pytest.approx(erlang_c_closed_form(c, rho * c), rel=1e-9)
 
 
+def erlang_c_in_logs(c: int, a: float) -> float:
+    """Erlang C from the Poisson terms summed in logarithms (any c; O(c) operations)."""
+    logs = [k * math.log(a) - math.lgamma(k + 1) for k in range(c + 1)]
+    top = logs[-1] - math.log1p(-a / c)
+    peak = max(*logs[:-1], top)
+    rest = sum(math.exp(v - peak) for v in logs[:-1])
+    return math.exp(top - peak) / (rest + math.exp(top - peak))
+
+
+@pytest.mark.parametrize("c", [1_000, 1_025, 5_000, 100_000])
+@pytest.mark.parametrize("rho", [0.5, 0.95, 0.999])
+def test_erlang_c_with_many_servers_matches_the_poisson_sum(c: int, rho: float) -> None:
+    assert erlang_c(c, rho * c) == pytest.approx(erlang_c_in_logs(c, rho * c), rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0])
+def test_erlang_c_with_a_trillion_servers_follows_halfin_whitt(beta: float) -> None:
+    # a = c - beta sqrt(c): the wait probability tends to 1 / (1 + beta Phi(beta) / phi(beta)),
+    # with an error of order 1/sqrt(c). A loop per server would never finish here.
+    from scipy.stats import norm
+
+    c = 10**12
+    limit = 1.0 / (1.0 + beta * norm.cdf(beta) / norm.pdf(beta))
+    assert erlang_c(c, c - beta * math.sqrt(c)) == pytest.approx(limit, rel=1e-5)
+
+
+def test_more_servers_than_the_maximum_are_refused() -> None:
+    from perfstats.system.queueing.analytic import MAX_SERVERS
+
+    with pytest.raises(ValueError, match="servers must be <= 1000000000000"):
+        erlang_c(MAX_SERVERS + 1, 5.0)
+
+
+def test_mva_refuses_a_state_space_beyond_its_limit_by_name() -> None:
+    # 65536**4 population vectors overflow int64: refused, not an IndexError.
+    net = ClosedNetwork(
+        [Station("s", demands={c: 0.1 for c in "abcd"})], population={c: 65_535 for c in "abcd"}
+    )
+    with pytest.raises(ValueError, match=r"18,446,744,073,709,551,616 population vectors .* "
+                       r"exceed the limit of 10,000,000"):
+        net.solve()
+
+
 @pytest.mark.parametrize(("c", "lam", "mu"), [(2, 2.0, 2.0), (3, 5.0, 2.0), (8, 30.0, 4.5)])
 def test_mmc_response_time(c: int, lam: float, mu: float) -> None:
     net = OpenNetwork(

@@ -142,6 +142,7 @@ def test_closed_model() -> None:
         ((None, {"z": {"catalogue": 1.2}}), {}, r"unknown request class\(es\) \['z'\]"),
         ((None, {}), {"alpha": 0.0}, "alpha"),
         ((None, {}), {"n_requests": 5}, "n_requests"),
+        ((None, {}), {"n_requests": 10**12}, "n_requests must be at most 10_000_000"),
     ],
 )
 def test_predict_bad_input(args: tuple[Any, Any], kwargs: dict[str, Any], match: str) -> None:
@@ -348,3 +349,28 @@ def test_a_slower_class_is_a_regression_even_when_the_mix_dilutes_it() -> None:
     # The paper's pooled verdict alone does not see it.
     pooled = perfstats.predict_regression(net, {"pricing": 3.0}, rng=1, per_class=False)
     assert not pooled.regression and "diluted" not in pooled.reason
+
+
+@pytest.mark.parametrize(
+    ("which", "kwargs", "match"),
+    [
+        ("none", {}, "model must be a perfstats.system.queueing OpenNetwork or ClosedNetwork"),
+        ("model", {"n_requests": 10**12}, "n_requests must be at most 10_000_000"),
+    ],
+)
+def test_pipeline_names_a_bad_model_or_too_many_requests(
+    which: str, kwargs: dict[str, Any], match: str
+) -> None:
+    before, after = measurements({"cat.rank": 0.0025})
+    the_model = None if which == "none" else model()
+    with pytest.raises(ValueError, match=match):
+        detect_system_regression(
+            before, after, local_graph(), system_graph(), the_model, rng=1, **kwargs  # type: ignore[arg-type]
+        )
+
+
+def test_simulate_refuses_more_requests_than_its_maximum() -> None:
+    from perfstats.system.queueing.simulation import MAX_REQUESTS
+
+    with pytest.raises(ValueError, match="n_requests must be at most 10_000_000"):
+        model().simulate(n_requests=MAX_REQUESTS + 1, rng=1)
