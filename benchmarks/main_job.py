@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         command = shlex.join(["python", "benchmarks/main_job.py", *(argv or sys.argv[1:])])
         example = rows[0]["output"].rstrip("\n")
         Path(args.out).write_text(
-            f"$ {command}\n{head}\n{text}\n\nthe output of run 1:\n{example}\n"
+            f"# command: {command}\n{head}\n{text}\n\nthe output of run 1:\n{example}\n"
         )
     return 0
 

@@ -25,7 +25,7 @@ def test_one_short_repetition_gives_the_table_and_the_file(tmp_path: Path, capsy
     assert printed[3].strip().startswith("why it ended at max_n: ")
     assert printed[-1] == "stopped by the rule in 0 of 1 runs"
     text = out_file.read_text()
-    assert text.startswith(f"$ python benchmarks/main_job.py {' '.join(argv)}\n")
+    assert text.startswith(f"# command: python benchmarks/main_job.py {' '.join(argv)}\n")
     assert "\n".join(printed) in text and "the output of run 1:" in text
 
 
