@@ -123,9 +123,7 @@ def moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoServer]:
 
 
 @pytest.fixture
-def moto_credentials(
-    moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def moto_credentials(moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """boto3's environment (dummy keys, region, endpoint) pointed at the moto server.
 
     Deployments record their state in a folder of the test's own (unless the
@@ -141,6 +139,22 @@ def moto_credentials(
 def moto_lambda(moto: MotoServer) -> Any:
     """A boto3 Lambda client of the module's moto server."""
     return aws_client("lambda", moto.endpoint)
+
+
+@pytest.fixture(scope="module")
+def lambda_role(moto: MotoServer) -> str:
+    """The ARN of an execution role on the module's moto server, for deploying functions."""
+    iam = aws_client("iam", moto.endpoint)
+    return str(iam.create_role(RoleName="perfstats", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
+
+
+@pytest.fixture
+def lambda_source(tmp_path: Path) -> Path:
+    """A folder with a Lambda handler (``main.handler``) that returns its event."""
+    folder = tmp_path / "fn"
+    folder.mkdir()
+    (folder / "main.py").write_text("def handler(event, context):\n    return event\n")
+    return folder
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from perfstats.adapters.ab.lifecycle import (
 )
 from perfstats.adapters.ab.reporting_lambda import ReportingLambda
 from support.aws_proxy import aws_proxy
-from support.services import MotoServer, aws_client
+from support.services import MotoServer
 
 pytestmark = [pytest.mark.service, pytest.mark.usefixtures("moto_credentials")]
 REGION = "us-east-1"
@@ -40,17 +40,13 @@ HANDLER = "def handler(event, context):\n    return event\n"
 
 
 @pytest.fixture(scope="module")
-def role(moto: MotoServer) -> str:
-    iam = aws_client("iam", moto.endpoint)
-    return str(iam.create_role(RoleName="bench", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
+def role(lambda_role: str) -> str:
+    return lambda_role
 
 
 @pytest.fixture
-def source(tmp_path: Path) -> Path:
-    d = tmp_path / "fn"
-    d.mkdir()
-    (d / "main.py").write_text(HANDLER)
-    return d
+def source(lambda_source: Path) -> Path:
+    return lambda_source
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,7 @@ from perfstats.adapters.cli import main
 from perfstats.adapters.records import metadata_path
 from perfstats.adapters.report.billing import billing
 from support.aws_proxy import aws_proxy
-from support.services import MotoServer, aws_client, aws_env
+from support.services import MotoServer, aws_env
 
 from perfstats import faas_cost
 
@@ -35,9 +35,8 @@ NAME = "perfstats-ab-bench"
 
 
 @pytest.fixture(scope="module")
-def role(moto: MotoServer) -> str:
-    iam = aws_client("iam", moto.endpoint)
-    return str(iam.create_role(RoleName="ab-cli", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
+def role(lambda_role: str) -> str:
+    return lambda_role
 
 
 @pytest.fixture(autouse=True)

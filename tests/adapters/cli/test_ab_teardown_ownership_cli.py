@@ -10,16 +10,15 @@ from typing import Any
 import pytest
 from perfstats.adapters.ab.lifecycle import DEPLOYMENT_TAG, OWNER, OWNER_TAG, package
 from perfstats.adapters.cli import main
-from support.services import MotoServer, aws_client
+from support.services import MotoServer
 
 pytestmark = [pytest.mark.service, pytest.mark.usefixtures("moto_credentials")]
 REGION = "us-east-1"
 
 
 @pytest.fixture(scope="module")
-def role(moto: MotoServer) -> str:
-    iam = aws_client("iam", moto.endpoint)
-    return str(iam.create_role(RoleName="ab-own", AssumeRolePolicyDocument="{}")["Role"]["Arn"])
+def role(lambda_role: str) -> str:
+    return lambda_role
 
 
 @pytest.fixture(autouse=True)

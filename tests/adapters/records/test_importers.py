@@ -28,15 +28,11 @@ from perfstats.adapters.records.importers import (
     to_bmf,
     write,
 )
+from support.tools import asv_project, run_tool
 
 from perfstats import gate
 
 SAMPLES = Path(__file__).parent / "samples"
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
-    res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
-    assert res.returncode == 0, f"{cmd[0]} failed:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}"
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +42,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out: dict[str, Path] = {}
 
     out["pyperf"] = tmp / "pyperf.json"
-    _run([sys.executable, "-m", "pyperf", "timeit", "-p", "2", "-n", "3", "-l", "10", "-w", "1",
+    run_tool([sys.executable, "-m", "pyperf", "timeit", "-p", "2", "-n", "3", "-l", "10", "-w", "1",
           "-q", "-o", str(out["pyperf"]), "sum(range(50))"], tmp)  # fmt: skip
 
     out["hyperfine"] = tmp / "hyperfine.json"
-    _run(["hyperfine", "-N", "--runs", "5", "--warmup", "1", "--export-json",
+    run_tool(["hyperfine", "-N", "--runs", "5", "--warmup", "1", "--export-json",
           str(out["hyperfine"]), "true", "sleep 0.001"], tmp)  # fmt: skip
 
     src = tmp / "gb.cc"
@@ -64,9 +60,9 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         BENCHMARK(BM_sum)->Arg(8)->Arg(64);
         BENCHMARK_MAIN();
         """))
-    _run(["g++", "-O1", str(src), "-o", str(tmp / "gb"), "-lbenchmark", "-lpthread"], tmp)
+    run_tool(["g++", "-O1", str(src), "-o", str(tmp / "gb"), "-lbenchmark", "-lpthread"], tmp)
     out["gbench"] = tmp / "gbench.json"
-    _run([str(tmp / "gb"), "--benchmark_repetitions=4", "--benchmark_min_time=0.001",
+    run_tool([str(tmp / "gb"), "--benchmark_repetitions=4", "--benchmark_min_time=0.001",
           f"--benchmark_out={out['gbench']}", "--benchmark_out_format=json"], tmp)  # fmt: skip
 
     pt = tmp / "pt"
@@ -82,14 +78,14 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # Not an xdist worker, whatever runs this test: pytest-benchmark switches
     # itself off when it sees PYTEST_XDIST_WORKER and would write no JSON.
     inner = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
-    _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(pt),
+    run_tool([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(pt),
           "-c", os.devnull, f"--benchmark-json={out['pytest-benchmark']}",
           "--benchmark-save-data", str(pt / "test_speed.py")], pt, inner)  # fmt: skip
 
     repo = tmp / "asvrepo"
-    (repo / "benchmarks").mkdir(parents=True)
-    (repo / "benchmarks" / "__init__.py").write_text("")
-    (repo / "benchmarks" / "bench.py").write_text(textwrap.dedent("""\
+    head, env = asv_project(
+        repo,
+        textwrap.dedent("""\
         class Suite:
             params = [10, 100]
             param_names = ["n"]
@@ -100,21 +96,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
         def time_join():
             "-".join(["a"] * 50)
-        """))
-    (repo / "asv.conf.json").write_text(json.dumps({
-        "version": 1, "project": "demo", "project_url": "", "repo": ".",
-        "environment_type": "existing", "benchmark_dir": "benchmarks",
-        "results_dir": "results", "html_dir": "html", "branches": ["HEAD"],
-    }))  # fmt: skip
-    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
-    _run(["git", "init", "-q"], repo)
-    _run([*git, "add", "-A"], repo)
-    _run([*git, "commit", "-qm", "init"], repo)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
-                          text=True, check=True).stdout.strip()  # fmt: skip
-    env = {**os.environ, "HOME": str(tmp)}
-    _run([sys.executable, "-m", "asv", "machine", "--yes"], repo, env)
-    _run([sys.executable, "-m", "asv", "run", "--environment", f"existing:{sys.executable}",
+        """),
+        tmp,
+    )
+    run_tool([sys.executable, "-m", "asv", "run", "--environment", f"existing:{sys.executable}",
           "--set-commit-hash", head, "--record-samples", "-a", "repeat=5", "-a", "number=10",
           "-a", "warmup_time=0"], repo, env)  # fmt: skip
     out["asv"] = next(p for p in (repo / "results").rglob("*.json")

@@ -12,21 +12,14 @@ own conversion checks the format-1 reading.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from perfstats.adapters.records.importers import FormatError, parse, read
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, ok: int = 0) -> str:
-    res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
-    assert res.returncode == ok, f"{cmd[0]} failed:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}"
-    return res.stdout
+from support.tools import asv_project, run_tool
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +27,9 @@ def asv_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """asv's results for time, mem, peakmem and track benchmarks, with and without samples."""
     tmp = tmp_path_factory.mktemp("asv")
     repo = tmp / "repo"
-    (repo / "benchmarks").mkdir(parents=True)
-    (repo / "benchmarks" / "__init__.py").write_text("")
-    (repo / "benchmarks" / "bench.py").write_text(textwrap.dedent("""\
+    head, env = asv_project(
+        repo,
+        textwrap.dedent("""\
         class Suite:
             def time_sum(self):
                 sum(range(500))
@@ -59,24 +52,13 @@ def asv_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
             def time_sum(self, n):
                 sum(range(200 * n))
-        """))
-    (repo / "asv.conf.json").write_text(json.dumps({
-        "version": 1, "project": "demo", "project_url": "", "repo": ".",
-        "environment_type": "existing", "benchmark_dir": "benchmarks",
-        "results_dir": "results", "html_dir": "html", "branches": ["HEAD"],
-    }))  # fmt: skip
-    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
-    _run(["git", "init", "-q"], repo)
-    _run([*git, "add", "-A"], repo)
-    _run([*git, "commit", "-qm", "init"], repo)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
-                          text=True, check=True).stdout.strip()  # fmt: skip
-    env = {**os.environ, "HOME": str(tmp)}
-    _run([sys.executable, "-m", "asv", "machine", "--yes"], repo, env)
+        """),
+        tmp,
+    )
     out = {}
     for kind, extra in (("plain", []), ("samples", ["--record-samples"])):
         # asv exits 2 when a benchmark failed (time_broken).
-        _run([sys.executable, "-m", "asv", "run", "--environment", f"existing:{sys.executable}",
+        run_tool([sys.executable, "-m", "asv", "run", "--environment", f"existing:{sys.executable}",
               "--set-commit-hash", head, *extra, "-a", "repeat=4", "-a", "number=5",
               "-a", "warmup_time=0"], repo, env, ok=2)  # fmt: skip
         written = next(p for p in (repo / "results").rglob("*.json")
@@ -192,12 +174,12 @@ def gbench_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         BENCHMARK(BM_sum)->Arg(64)->Arg(512)->Iterations(100)->Complexity();
         BENCHMARK_MAIN();
         """))
-    _run(["g++", "-O1", "gb.cc", "-o", "gb", "-lbenchmark", "-lpthread"], tmp)
+    run_tool(["g++", "-O1", "gb.cc", "-o", "gb", "-lbenchmark", "-lpthread"], tmp)
     for name, extra in (("all", []), ("agg", ["--benchmark_report_aggregates_only=true"])):
-        _run(["./gb", "--benchmark_repetitions=3", f"--benchmark_out={name}.json",
+        run_tool(["./gb", "--benchmark_repetitions=3", f"--benchmark_out={name}.json",
               "--benchmark_out_format=json", *extra], tmp)  # fmt: skip
     single = ["./gb", "--benchmark_out=single.json", "--benchmark_out_format=json"]
-    _run(single, tmp)
+    run_tool(single, tmp)
     return tmp
 
 
@@ -252,7 +234,7 @@ def test_pyperf_gzip_file_reads(tmp_path: Path) -> None:
     import pyperf
 
     out = tmp_path / "x.json.gz"
-    _run([sys.executable, "-m", "pyperf", "timeit", "-p", "2", "-n", "3", "-l", "10", "-w", "1",
+    run_tool([sys.executable, "-m", "pyperf", "timeit", "-p", "2", "-n", "3", "-l", "10", "-w", "1",
           "-q", "-o", str(out), "sum(range(50))"], tmp_path)  # fmt: skip
     assert out.read_bytes()[:2] == b"\x1f\x8b"
     res = read(out)
