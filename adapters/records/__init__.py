@@ -1,7 +1,9 @@
 """The record of measurements: the outcome every target returns, and the CSV + metadata it goes to.
 
 * :class:`Measurement` (:mod:`~perfstats.adapters.records.measurement`):
-  one invocation's outcome, the unit every target produces;
+  one invocation's outcome, the unit every target produces, with its named
+  :class:`SeriesValue` s (:mod:`~perfstats.adapters.records.series`) beside
+  the primary value;
 * :class:`Record`, :func:`read_record`, :func:`read_metadata`
   (:mod:`~perfstats.adapters.records.record`): one writer and one set of
   readers for every kind of record (:class:`RecordFormat`; :data:`RUN` for
@@ -43,12 +45,16 @@ from .record import (
     row_of,
 )
 from .redaction import REDACTED, is_secret_name, redact, redact_text, redact_url
+from .series import DIRECTIONS, HIGHER, LOWER, SeriesValue
 from .terminal import for_terminal
 
 __all__ = [
     "COLUMNS",
+    "DIRECTIONS",
     "ERROR",
     "FORMAT",
+    "HIGHER",
+    "LOWER",
     "MEASURE",
     "OK",
     "REDACTED",
@@ -59,6 +65,7 @@ __all__ = [
     "Measurement",
     "Record",
     "RecordFormat",
+    "SeriesValue",
     "check_format",
     "check_resumable",
     "for_terminal",

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .redaction import redact_text
+from .series import SeriesValue
 
 OK = "ok"
 ERROR = "error"
@@ -53,6 +54,10 @@ class Measurement:
     extra : Mapping
         Target-specific numbers kept beside the value (exit code, HTTP status,
         Lambda billed duration and memory, ...).
+    series : Mapping of str to SeriesValue
+        Named values beside the primary ``value`` (the benchmarks of a suite,
+        the metrics of a run), each judged by its own rule; empty for a
+        target that gives one number.
 
     Examples
     --------
@@ -70,8 +75,14 @@ class Measurement:
     status: str = OK
     error: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    series: Mapping[str, SeriesValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name, item in self.series.items():
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"a series name must be a non-empty string; got {name!r}")
+            if not isinstance(item, SeriesValue):
+                raise ValueError(f"series {name!r} must be a SeriesValue; got {item!r}")
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}; got {self.status!r}")
         if self.status == OK:

@@ -115,6 +115,19 @@ class Target(Resource):
     kind: str = "target"
     _name: str = "target"
 
+    #: True when :meth:`invoke_only` can run a subset of the series (a
+    #: benchmark filter), so a round costs only the series still going.
+    selects_series: bool = False
+
     @abstractmethod
     def invoke(self) -> Measurement:
         """Run once and return the measurement; failures are returned, not raised."""
+
+    def invoke_only(self, names: frozenset[str]) -> Measurement:
+        """Run once for the series ``names`` only, where the target can select.
+
+        The driver calls this instead of :meth:`invoke` once some series
+        have stopped, on targets whose :attr:`selects_series` is true. The
+        default runs everything.
+        """
+        return self.invoke()
