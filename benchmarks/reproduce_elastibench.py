@@ -225,8 +225,39 @@ def analyse(frame: pd.DataFrame, *, n_resamples: int = 10000, seed: int = 0) -> 
                 for n, s in zip(curve.repetitions, curve.share, strict=True)
             },
         },
-        "paper": PAPER,
+        "same_size_widths": same_size_widths(table),
+        "paper": {**PAPER, **PAPER_COVERAGE},
     }
+
+
+# The paper's one-sided coverages of its baseline experiment and the original
+# dataset (Section VI-B2): the new estimate lies in the original CI far more
+# often than the other way round, so the original CIs were the wider ones.
+PAPER_COVERAGE = {"new_in_original_pct": 86.96, "original_in_new_pct": 52.17}
+
+
+def same_size_widths(verdicts: Mapping[str, Mapping[str, Mapping[str, float]]]) -> dict[str, Any]:
+    """How often another same-size experiment's CI is no wider than the baseline's.
+
+    VI-B7 asks when a new experiment's CI is no wider than the original's.
+    With equal noise and equal size that holds about half the time; the
+    other experiments here, all of the baseline's size, show the spread.
+    """
+    base = verdicts["baseline"]
+    out: dict[str, Any] = {}
+    for name, exp in verdicts.items():
+        if name == "baseline":
+            continue
+        ratios = np.array([
+            (exp[b]["high"] - exp[b]["low"]) / (base[b]["high"] - base[b]["low"])
+            for b in base if b in exp
+        ])  # fmt: skip
+        out[name] = {
+            "benchmarks": int(ratios.size),
+            "no_wider_pct": round(100.0 * float(np.mean(ratios <= 1.0)), 1),
+            "median_width_ratio": round(float(np.median(ratios)), 3),
+        }
+    return out
 
 
 def existing_runs(results: Path = RESULTS) -> dict[str, Any]:
@@ -272,6 +303,19 @@ def show(res: Mapping[str, Any], existing: Mapping[str, Any]) -> None:
         f"CI no wider than the original's and overlapping it by 45 repetitions: "
         f"{r['share_by_45_pct']:.2f}% (paper {paper['share_by_45_pct']}%), by 135: "
         f"{r['share_by_135_pct']:.2f}% (paper {paper['share_by_135_pct']}%)"
+    )
+    widths = same_size_widths(res["verdicts"])
+    spread = ", ".join(
+        f"{e} {w['no_wider_pct']:.0f}% (median width ratio {w['median_width_ratio']:.2f})"
+        for e, w in widths.items()
+    )
+    print(f"    same-size experiments with a CI no wider than the baseline's: {spread}")
+    print(
+        "    why 48% and not 76%: with equal noise a new CI of the same size is no wider "
+        "about half the time, as here; the paper's original dataset (VMs, its ref. [5]) "
+        "had the wider CIs: its estimates fall inside the new CIs for "
+        f"{PAPER_COVERAGE['original_in_new_pct']}% of benchmarks, the new ones inside "
+        f"the original CIs for {PAPER_COVERAGE['new_in_original_pct']}% (Section VI-B2)"
     )
     print("(a) on the existing ab_local runs (3 runs x duet/rmit x command/http per suite)")
     for suite, e in existing.items():
