@@ -260,6 +260,38 @@ def same_size_widths(verdicts: Mapping[str, Mapping[str, Mapping[str, float]]]) 
     return out
 
 
+def experiments_figure(
+    verdicts: Mapping[str, Mapping[str, Mapping[str, float]]], path: Path
+) -> Path:
+    """Each benchmark's 99% CI of the change in every experiment, beside the injected change."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(verdicts["baseline"])
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(names) + 1.2))
+    offsets = np.linspace(-0.3, 0.3, len(verdicts))
+    for k, ((exp, rows), dy) in enumerate(zip(verdicts.items(), offsets, strict=True)):
+        ys = [i + dy for i, b in enumerate(names) if b in rows]
+        los = [100.0 * rows[b]["low"] for b in names if b in rows]
+        his = [100.0 * rows[b]["high"] for b in names if b in rows]
+        est = [100.0 * rows[b]["estimate"] for b in names if b in rows]
+        ax.hlines(ys, los, his, linewidth=1.6, color=f"C{k}", label=exp)
+        ax.plot(est, ys, "|", color="black", markersize=5)
+    injected = [float(b.rsplit("+", 1)[1].rstrip("%")) for b in names]
+    ax.plot(injected, range(len(names)), "kx", markersize=6, label="injected")
+    ax.axvline(0.0, color="grey", linewidth=0.8)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("relative change of the median, % (99% CI)")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def existing_runs(results: Path = RESULTS) -> dict[str, Any]:
     """(a) on the project's three ab_local runs: 12 experiments of each suite."""
     out: dict[str, Any] = {}
@@ -345,6 +377,9 @@ def analyses_main(argv: Sequence[str]) -> int:
     parser.add_argument("--measurements", type=Path, default=MEASUREMENTS)
     parser.add_argument("--json", type=Path, help="write the analyses here")
     parser.add_argument("--resamples", type=int, default=10000)
+    parser.add_argument(
+        "--figure", type=Path, help="draw every experiment's CIs beside the injected changes"
+    )
     args = parser.parse_args(argv)
     if args.generate:
         frame = generate(args.measurements)
@@ -353,6 +388,8 @@ def analyses_main(argv: Sequence[str]) -> int:
     res = analyse(frame, n_resamples=args.resamples)
     existing = existing_runs()
     show(res, existing)
+    if args.figure:
+        experiments_figure(res["verdicts"], args.figure)
     if args.json:
         payload = {**res, "existing_ab_local_runs": existing}
         args.json.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
