@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -279,6 +280,9 @@ def experiments_figure(
         est = [100.0 * rows[b]["estimate"] for b in names if b in rows]
         ax.hlines(ys, los, his, linewidth=1.6, color=f"C{k}", label=exp)
         ax.plot(est, ys, "|", color="black", markersize=5)
+    bad = [b for b in names if not re.fullmatch(r".+\+\d+(\.\d+)?%", b)]
+    if bad:
+        raise ValueError(f"benchmark names must end in the injected change, '+N%'; got {bad}")
     injected = [float(b.rsplit("+", 1)[1].rstrip("%")) for b in names]
     ax.plot(injected, range(len(names)), "kx", markersize=6, label="injected")
     ax.axvline(0.0, color="grey", linewidth=0.8)

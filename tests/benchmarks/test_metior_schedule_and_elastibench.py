@@ -134,3 +134,16 @@ def test_elastibench_suites_part_reaches_the_suite_runner(capsys) -> None:
     assert stop.value.code == 0
     text = capsys.readouterr().out
     assert "reproduce_elastibench suites" in text and "--cpus" in text
+
+
+def test_the_experiments_figure_draws_every_benchmark(tmp_path: Path) -> None:
+    import matplotlib.image
+
+    module = load_benchmark("reproduce_elastibench")
+    ci = {"estimate": 0.02, "low": 0.01, "high": 0.03}
+    verdicts = {e: {"a+0%": ci, "a+2%": ci, "b+5%": ci} for e in module.COMPARED}
+    out = module.experiments_figure(verdicts, tmp_path / "x.png")
+    image = matplotlib.image.imread(out)
+    assert image.ndim == 3 and image.shape[0] > 100
+    with pytest.raises(ValueError):
+        module.experiments_figure({"baseline": {"no-injection": ci}}, tmp_path / "y.png")
