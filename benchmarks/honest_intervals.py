@@ -27,7 +27,8 @@ Two figures are printed per rule:
 
 Usage::
 
-    python -m benchmarks.honest_intervals [--quick] [--simulations 400] [--json out.json]
+    python -m benchmarks.honest_intervals [--quick] [--simulations 200] [--workers 2]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -101,13 +102,15 @@ def stop_intervals(rule: Rule, x: np.ndarray) -> list[tuple[float, float]]:
     return [(iv.low, iv.high) for iv in ivs]
 
 
-def coverage(rule: Rule, traces: dict[str, np.ndarray], truth: Any = None) -> list[float]:
+def coverage(
+    rule: Rule, traces: dict[str, np.ndarray], truth: Any = None, *, workers: int = 1
+) -> list[float]:
     """% of traces whose interval at the stop holds the truth, per quartile.
 
     ``truth`` maps a trace to its true quartiles; by default the whole
     trace's percentiles (the ground truth of protocol A).
     """
-    stops = replay(rule, traces, workers=1, progress=False)
+    stops = replay(rule, traces, workers=workers, progress=False)
     hits = []
     for name, n in zip(stops["trace"], stops["stop_n"], strict=True):
         x = traces[name]
@@ -226,7 +229,7 @@ def render(rows: list[dict[str, Any]], sims: dict[str, list[float]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every fifth function, 3 rules")
-    parser.add_argument("--simulations", type=int, default=400, help="simulated sequences")
+    parser.add_argument("--simulations", type=int, default=200, help="simulated sequences")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
@@ -234,13 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     data = load_scope(data_root(), quick=args.quick)
     rows = run(rules, data, workers=args.workers)
     for row in rows:
-        row["coverage"] = coverage(rules[row["technique"]], data[row["start"]])
+        row["coverage"] = coverage(
+            rules[row["technique"]], data[row["start"]], workers=args.workers
+        )
     sims: dict[str, list[float]] = {}
     if args.simulations > 0:
         traces, truth = simulated(args.simulations)
         for name, rule in rules.items():
             if not isinstance(rule, Fixed):
-                sims[name] = coverage(rule, traces, truth)
+                sims[name] = coverage(rule, traces, truth, workers=args.workers)
     print(render(rows, sims))
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "simulated": sims}, indent=1))
