@@ -20,6 +20,7 @@ name                rule                                           source
 ``block-means``     :class:`BlockBootstrapMeans` (SHARP's "BB")    SHARP
 ``gmm``             :class:`GMM` (Gaussian-mixture likelihood)     SHARP
 ``auto``            :class:`Auto` (SHARP's meta-heuristic, "DC")   SHARP
+``quantile-cs``     :class:`QuantileSequence` (anytime-valid CIs)  Howard
 =================== ============================================== ===========
 """
 
@@ -31,6 +32,7 @@ from .auto import Auto
 from .base import Rule
 from .baselines import BasicBootstrap, CoV
 from .block_means import BlockBootstrapMeans
+from .confidence_sequence import QuantileSequence
 from .fixed import Fixed
 from .gmm import GMM
 from .hdi import HDI
@@ -54,6 +56,7 @@ RULES: dict[str, type[Rule]] = {
     "block-means": BlockBootstrapMeans,
     "gmm": GMM,
     "auto": Auto,
+    "quantile-cs": QuantileSequence,
 }
 
 
@@ -98,6 +101,7 @@ __all__ = [
     "KSHalves",
     "Metior",
     "PT4Cloud",
+    "QuantileSequence",
     "Rule",
     "SuperFlow",
     "by_name",
