@@ -278,6 +278,8 @@ class _Session:
             "params": None if callspec is None else
             {k: _plain_param(v) for k, v in callspec.params.items()},
             "param": None if callspec is None else callspec.id,
+            # Under pytest-xdist, the worker that timed the test.
+            "worker": os.environ.get("PYTEST_XDIST_WORKER"),
         }  # fmt: skip
         record = None
         if self.settings.record is not None:
