@@ -21,6 +21,7 @@ from perfstats.adapters.ab.inputs import read_results
 from perfstats.adapters.cli.pytest_calls import CallsResult, time_calls
 from perfstats.adapters.records import read_metadata, read_record
 from perfstats.adapters.records.importers import read as read_tool_results
+
 from perfstats.rules import Fixed, by_name
 
 pytest_plugins = ["pytester"]
