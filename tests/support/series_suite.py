@@ -20,7 +20,8 @@ class Suite(Target):
     The primary value is the suite's own steady overhead; with ``selects``
     the suite runs only the benchmarks it is asked for, as a benchmark
     filter would. ``missing`` maps a benchmark to the runs it leaves out of
-    its output; ``failing`` to the runs it reports as failed.
+    its output; ``failing`` to the runs it reports as failed; the first
+    ``slow_first`` calls are twice as slow (a warm-up).
     """
 
     kind = "suite"
@@ -33,6 +34,7 @@ class Suite(Target):
         selects: bool = True,
         missing: Mapping[str, set[int]] | None = None,
         failing: Mapping[str, set[int]] | None = None,
+        slow_first: int = 0,
     ) -> None:
         self.name = "a test suite"
         self.noise = dict(noise)
@@ -40,6 +42,7 @@ class Suite(Target):
         self.rng = np.random.default_rng(seed)
         self.missing = dict(missing or {})
         self.failing = dict(failing or {})
+        self.slow_first = slow_first
         self.calls: list[frozenset[str] | None] = []
         self.executions = 0
         self._lock = threading.Lock()
@@ -60,14 +63,16 @@ class Suite(Target):
                 if names is not None and name not in names:
                     continue
                 self.executions += 1
-                draw = float(self.rng.lognormal(3.0, sigma))
+                # A warm-up: the first calls run twice as slow.
+                slow = 2.0 if call <= self.slow_first else 1.0
+                draw = slow * float(self.rng.lognormal(3.0, sigma))
                 if call in self.missing.get(name, set()):
                     continue
                 if call in self.failing.get(name, set()):
                     series[name] = SeriesValue(None, "ns", error=f"{name} crashed")
                 else:
                     series[name] = SeriesValue(draw, "ns", source="suite")
-            value = float(self.rng.normal(100.0, 0.01))
+            value = (2.0 if call <= self.slow_first else 1.0) * float(self.rng.normal(100.0, 0.01))
         return Measurement(value, "ns", None, utc_now(), series=series)
 
     def _config(self) -> dict[str, Any]:

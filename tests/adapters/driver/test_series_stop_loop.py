@@ -143,3 +143,15 @@ def test_a_record_of_format_one_resumes_as_before(tmp_path: Path) -> None:
     assert not series_path(path).exists()
     assert read_metadata(path)["format"] == "perfstats-record/1"
     assert result.series_names == ("value",) and result.series.empty
+
+
+def test_auto_warmup_judges_every_series_from_the_steady_state(tmp_path: Path) -> None:
+    suite = Suite({"a": 0.01, "b": 0.02}, seed=13, slow_first=12)
+    result = run(suite, Fixed(n=20), warmup="auto", record=tmp_path / "w.csv", progress=False)
+    warmup = result.metadata["sessions"][-1]["warmup"]
+    assert warmup["start_run"] == 13
+    for name in ("value", "a", "b"):
+        assert result.decisions[name].stop and result.decisions[name].n == 20
+        judged = result.series_values(name)
+        # No warm-up value (twice as slow) is judged.
+        assert judged.max() < 1.5 * np.median(judged)
