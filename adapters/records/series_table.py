@@ -181,6 +181,49 @@ def long_frame(measurements: pd.DataFrame, series: pd.DataFrame) -> pd.DataFrame
     return both.sort_values(["run", "series"], kind="stable").reset_index(drop=True)
 
 
+def metric_frame(measurements: pd.DataFrame, series: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The run CSV's rows with series ``name`` in place of the primary value.
+
+    What ``--metric NAME`` reads: a record of one series, shaped like the
+    run CSV, so every reader of a run record (report, compare, gate) reads
+    any series as it reads the primary. A run whose invocation failed stays
+    failed; an ok run where the series missed is failed with the series'
+    error; an ok run without a row of the series (not asked for, once it
+    had stopped) is left out. ``name`` :data:`PRIMARY` gives the rows as
+    they are.
+
+    Raises
+    ------
+    ValueError
+        When the record has no series ``name`` (the message lists those
+        it has).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import frame
+    >>> from perfstats.adapters.records.series_table import metric_frame, series_frame
+    >>> metric_frame(frame([]), series_frame([]), "value").empty
+    True
+    """
+    if name == PRIMARY:
+        return measurements
+    names = list(dict.fromkeys(series["series"]))
+    if name not in names:
+        known = ", ".join(map(repr, [PRIMARY, *names]))
+        raise ValueError(f"no series {name!r} in this record; it has {known}")
+    mine = series[series["series"] == name].drop_duplicates("run", keep="last").set_index("run")
+    failed = measurements["status"] != OK
+    kept = measurements[failed | measurements["run"].isin(mine.index)].copy()
+    there = kept["run"].isin(mine.index) & (kept["status"] == OK)
+    runs = kept.loc[there, "run"]
+    kept.loc[there, "value"] = mine.loc[runs, "value"].to_numpy()
+    kept.loc[there, "status"] = mine.loc[runs, "status"].to_numpy()
+    kept.loc[there, "error"] = mine.loc[runs, "error"].to_numpy()
+    unit = str(mine["unit"].iloc[-1]) if len(mine) else ""
+    kept["unit"] = unit
+    return kept.reset_index(drop=True)
+
+
 class SeriesTable:
     """Append-only writer of a record's series table, created on its first row.
 
@@ -282,6 +325,7 @@ __all__ = [
     "describe",
     "judged_runs",
     "long_frame",
+    "metric_frame",
     "read_series",
     "series_frame",
     "series_row",

@@ -43,3 +43,12 @@ def test_stop_when_on_the_command_line(tmp_path: Path) -> None:
     bad = perfstats([*common, "--stop-when", "nosuch", "--", "true"], cwd=tmp_path)
     assert bad.returncode != 0
     assert "stop_when names the series 'nosuch'" in bad.stderr
+
+
+def test_the_metric_option_defaults_to_the_primary() -> None:
+    from perfstats.adapters.cli.parser import Parser, metric_argument
+
+    p = Parser(prog="perfstats report")
+    metric_argument(p)
+    assert p.parse_args([]).metric == "value"
+    assert p.parse_args(["--metric", "parse"]).metric == "parse"

@@ -123,3 +123,27 @@ def test_a_record_without_a_series_table_reads_as_no_series(tmp_path: Path) -> N
     rec.close()
     assert read_series(path).empty
     assert np.array_equal(series_values(read_record(path), read_series(path), PRIMARY), [2.0])
+
+
+def test_metric_frame_reads_a_series_as_the_primary(tmp_path: Path) -> None:
+    from perfstats.adapters.records.series_table import metric_frame
+
+    path = tmp_path / "run.csv"
+    _write(path, 4)
+    main, table = read_record(path), read_series(path)
+    assert metric_frame(main, table, PRIMARY) is main
+    parse = metric_frame(main, table, "parse")
+    assert parse["value"].tolist() == [10.0, 20.0, 30.0, 40.0]
+    assert parse.columns.tolist() == main.columns.tolist()
+    render = metric_frame(main, table, "=render")
+    assert render["status"].tolist() == ["ok", "ok", "error", "ok"]
+    assert render.loc[2, "error"] == "not in this run's output" and np.isnan(render.loc[2, "value"])
+    # Only the rows of the series: a run that did not ask for it is left out.
+    partial = metric_frame(
+        main, table[~((table["run"] == 4) & (table["series"] == "parse"))], "parse"
+    )
+    assert partial["run"].tolist() == [1, 2, 3]
+    with pytest.raises(
+        ValueError, match=r"no series 'nosuch' in this record; it has 'value', 'parse'"
+    ):
+        metric_frame(main, table, "nosuch")
