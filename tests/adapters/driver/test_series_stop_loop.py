@@ -155,3 +155,25 @@ def test_auto_warmup_judges_every_series_from_the_steady_state(tmp_path: Path) -
         judged = result.series_values(name)
         # No warm-up value (twice as slow) is judged.
         assert judged.max() < 1.5 * np.median(judged)
+
+
+def test_the_series_stop_when_names_keeps_missing_and_the_run_fails(tmp_path: Path) -> None:
+    from perfstats.adapters import TargetFailed
+
+    suite = Suite({"a": 0.01, "b": 0.01}, seed=14, missing={"b": set(range(3, 500))})
+    path = tmp_path / "gone.csv"
+    with pytest.raises(TargetFailed, match=r"series 'b' .* missed 3 runs in a row") as caught:
+        run(suite, Fixed(n=20), stop_when="b", max_failures=3, record=path, progress=False)
+    assert caught.value.result.stopped_by == "failures"
+    assert caught.value.result.abandoned == {"b": "not in this run's output"}
+    assert read_metadata(path)["sessions"][-1]["series"]["b"]["abandoned"]
+
+
+def test_several_in_flight_keep_each_series_in_run_order(tmp_path: Path) -> None:
+    path = tmp_path / "parallel.csv"
+    result = run(Suite(seed=15), Fixed(n=12), concurrency=3, record=path, progress=False)
+    table = read_series(path)
+    for name in NOISE:
+        mine = table[table["series"] == name].sort_values("run")
+        assert np.array_equal(result.series_values(name), mine["value"].to_numpy())
+        assert result.decisions[name].n == 12
