@@ -2,7 +2,8 @@
 
 Every rule has ``check(data) -> Decision``, an ``interval`` (runs per run
 interval) and ``min_n``. :func:`by_name` builds a rule from its name and
-options (used by harnesses and the command line).
+options (used by harnesses and the command line). :class:`Monitor` feeds a
+rule from a run loop; :class:`MultiMonitor` one rule per named series.
 
 =================== ============================================== ===========
 name                rule                                           source
@@ -37,6 +38,7 @@ from .fixed import Fixed
 from .gmm import GMM
 from .hdi import HDI
 from .metior import Metior
+from .monitor import Monitor, MultiMonitor
 from .pt4cloud import PT4Cloud
 from .rse import RSE
 from .sharp import CIWidth, KSHalves
@@ -100,6 +102,8 @@ __all__ = [
     "Fixed",
     "KSHalves",
     "Metior",
+    "Monitor",
+    "MultiMonitor",
     "PT4Cloud",
     "QuantileSequence",
     "Rule",
