@@ -29,7 +29,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..records.series import SeriesValue
-from .rusage import warn_once
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +185,7 @@ class PerfCounters:
         self.events = self._probe()
 
     def _give_up(self, message: str) -> None:
-        warn_once(f"{message}; counters {', '.join(self.asked)} are not recorded")
+        logger.warning("%s; counters %s are not recorded", message, ", ".join(self.asked))
         self.problems = {event: message for event in self.asked}
 
     def _probe(self) -> tuple[str, ...]:
@@ -221,7 +220,9 @@ class PerfCounters:
                 usable.append(event)
                 continue
             self.problems[event] = problem
-            warn_once(f"perf: counter {event} is {problem}; it is not recorded, the run goes on")
+            logger.warning(
+                f"perf: counter {event} is {problem}; it is not recorded, the run goes on"
+            )
         return tuple(usable)
 
     def _prefix(self, events: Sequence[str], path: str) -> list[str]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..records.measurement import utc_now
-from .rusage import ChildUsage, Launcher, LaunchReport, launch_argv, parse_report, warn_once
+from .rusage import ChildUsage, Launcher, LaunchReport, launch_argv, parse_report
 
 # Seconds to collect the output of a killed child.
 _DRAIN_SECONDS = 2.0
@@ -139,10 +139,7 @@ class ProcessRunner:
             call = self._calls
         launcher = None if usage is None else usage.path()
         if usage is not None and launcher is None:
-            warn_once(
-                f"rusage: {usage.problem}; CPU time and peak memory of the "
-                "commands are not recorded"
-            )
+            usage.warn()
         report_r = report_w = -1
         started_at = utc_now()
         t0 = time.monotonic_ns()

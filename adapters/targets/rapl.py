@@ -21,13 +21,15 @@ a run is that of the package during the run, other work included.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..records.series import SeriesValue
-from .rusage import warn_once
+
+logger = logging.getLogger(__name__)
 
 SOURCE = "rapl"
 ROOT = "/sys/class/powercap"
@@ -116,7 +118,7 @@ class RaplReader:
     def warn(self) -> None:
         """Say once why there is no energy, if there is none."""
         if self.problem is not None:
-            warn_once(f"{self.problem}; energy is not recorded, the run goes on")
+            logger.warning("%s; energy is not recorded, the run goes on", self.problem)
 
     def snapshot(self) -> dict[str, int | str]:
         """Each domain's counter now (microjoules), or why it could not be read."""

@@ -235,6 +235,7 @@ class Launcher:
         self._lock = threading.Lock()
         self._path: str | None = None
         self._problem: str | None = None
+        self._warned = False
 
     def _find_compiler(self) -> str | None:
         names = [self.compiler or os.environ.get("CC", "")]
@@ -256,6 +257,17 @@ class Launcher:
                 except (OSError, RuntimeError) as exc:
                     self._problem = str(exc)
             return self._path
+
+    def warn(self) -> None:
+        """Say once, as a warning, why children start without the launcher."""
+        with self._lock:
+            if self._warned or self._problem is None:
+                return
+            self._warned = True
+        logger.warning(
+            "rusage: %s; CPU time and peak memory of the commands are not recorded",
+            self._problem,
+        )
 
     @property
     def problem(self) -> str | None:
@@ -313,7 +325,6 @@ def _check_private(path: Path, what: str) -> None:
 
 _DEFAULT: Launcher | None = None
 _DEFAULT_LOCK = threading.Lock()
-_WARNED: set[str] = set()
 
 
 def default_launcher() -> Launcher:
@@ -323,15 +334,6 @@ def default_launcher() -> Launcher:
         if _DEFAULT is None:
             _DEFAULT = Launcher()
         return _DEFAULT
-
-
-def warn_once(message: str) -> None:
-    """Log ``message`` as a warning the first time this process sees it."""
-    with _DEFAULT_LOCK:
-        if message in _WARNED:
-            return
-        _WARNED.add(message)
-    logger.warning("%s", message)
 
 
 def launch_argv(
