@@ -142,7 +142,9 @@ class Command(LocalProgram, Target):
         return outcome_measurement(out, self.reader, cold=None, series=series, metrics=self.metrics)
 
     def _config(self) -> dict[str, Any]:
-        extra: dict[str, Any] = {"rusage": self.rusage}
+        # Only settings away from the defaults: a record written before these
+        # existed describes the same target and resumes.
+        extra: dict[str, Any] = {} if self.rusage else {"rusage": False}
         if self.perf is not None:
             extra["perf"] = self.perf.config()
         if self.rapl is not None:

@@ -151,6 +151,8 @@ def test_rusage_off_gives_no_series() -> None:
     m = Command(["true"], rusage=False).invoke()
     assert m.ok and dict(m.series) == {}
     assert Command(["true"], rusage=False).config()["rusage"] is False
+    # The default leaves the configuration as records written before it have it.
+    assert "rusage" not in Command(["true"]).config()
     with pytest.raises(ValueError, match="rusage must be True or False"):
         Command(["true"], rusage="yes")  # type: ignore[arg-type]
 
