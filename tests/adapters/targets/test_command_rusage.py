@@ -165,6 +165,6 @@ def test_a_failed_run_has_no_series() -> None:
 def test_report_lines() -> None:
     assert parse_report("garbage") is None
     assert parse_report("usage 0 x 0 0 0 0") is None
-    report = parse_report("fork 11\n")
+    report = parse_report("affinity 22\n")
     assert report is not None and report.start_error is not None
-    assert report.start_error.startswith("fork: ")
+    assert report.start_error.startswith("affinity: ")
