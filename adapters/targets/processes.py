@@ -194,6 +194,10 @@ class ProcessRunner:
             with self._lock:
                 self._live.discard(proc)
             report = _read_report(report_r) if report_r >= 0 else None
+        if report is not None and report.wall_ns is not None:
+            # The launcher clocks the command alone; the driver's clock would
+            # add the launcher's own start-up to every run.
+            wall_ns = report.wall_ns
         if report is not None and report.start_error is not None:
             return Outcome(
                 started_at=started_at,

@@ -52,7 +52,7 @@ CPU_USER, CPU_SYSTEM, MAX_RSS = "cpu_user", "cpu_system", "max_rss"
 
 # The launcher: argv[1] is the descriptor to report on, argv[2] a CPU list
 # ("-" for none) applied before the command starts, argv[3:] the command.
-# Report lines: "usage STATUS UTIME_S UTIME_US STIME_S STIME_US MAXRSS", or
+# Report lines: "usage STATUS UTIME_S UTIME_US STIME_S STIME_US MAXRSS WALL_NS", or
 # "exec ERRNO" / "affinity ERRNO" when the command could not start.
 _LAUNCHER_C = r"""
 #define _GNU_SOURCE
@@ -68,6 +68,7 @@ _LAUNCHER_C = r"""
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -94,6 +95,8 @@ int main(int argc, char **argv) {
     /* posix_spawn borrows this small process's memory until exec, so the
        command starts from these few pages, with no copy of page tables. */
     pid_t pid;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int err = posix_spawnp(&pid, argv[3], NULL, NULL, argv + 3, environ);
     if (err != 0) {
         dprintf(fd, "exec %d\n", err);
@@ -104,9 +107,14 @@ int main(int argc, char **argv) {
     while (wait4(pid, &status, 0, &ru) < 0) {
         if (errno != EINTR) return 127;
     }
-    dprintf(fd, "usage %d %ld %ld %ld %ld %ld\n", status,
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* The command's own wall time, from just before it starts to its exit:
+       the launcher's start-up is not in it. */
+    long long wall = (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL
+                     + (long long)(t1.tv_nsec - t0.tv_nsec);
+    dprintf(fd, "usage %d %ld %ld %ld %ld %ld %lld\n", status,
             (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec,
-            (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_maxrss);
+            (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_maxrss, wall);
     close(fd);
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) {
@@ -168,6 +176,7 @@ class LaunchReport:
     usage: ChildUsage | None = None
     status: int | None = None
     start_error: str | None = None
+    wall_ns: int | None = None
 
 
 def parse_report(text: str) -> LaunchReport | None:
@@ -176,9 +185,9 @@ def parse_report(text: str) -> LaunchReport | None:
     Examples
     --------
     >>> from perfstats.adapters.targets.rusage import parse_report
-    >>> r = parse_report("usage 0 1 500000 0 250000 2048\\n")
-    >>> r.usage.user_ns, r.usage.system_ns, r.usage.max_rss // 1024, r.status
-    (1500000000, 250000000, 2048, 0)
+    >>> r = parse_report("usage 0 1 500000 0 250000 2048 1750000000\\n")
+    >>> r.usage.user_ns, r.usage.system_ns, r.usage.max_rss // 1024, r.status, r.wall_ns
+    (1500000000, 250000000, 2048, 0, 1750000000)
     >>> parse_report("exec 2\\n").start_error
     'No such file or directory'
     >>> parse_report("") is None
@@ -194,10 +203,10 @@ def parse_report(text: str) -> LaunchReport | None:
             reason = os.strerror(int(numbers[0]))
             return LaunchReport(start_error=reason if kind == "exec" else f"{kind}: {reason}")
     kind, numbers = lines[-1][0], lines[-1][1:]
-    if kind != "usage" or len(numbers) != 6:
+    if kind != "usage" or len(numbers) != 7:
         return None
     try:
-        status, us, uus, ss, sus, rss = (int(n) for n in numbers)
+        status, us, uus, ss, sus, rss, wall = (int(n) for n in numbers)
     except ValueError:
         return None
     usage = ChildUsage(
@@ -205,7 +214,7 @@ def parse_report(text: str) -> LaunchReport | None:
         system_ns=ss * 10**9 + sus * 1000,
         max_rss=rss * _MAXRSS_SCALE,
     )
-    return LaunchReport(usage=usage, status=status)
+    return LaunchReport(usage=usage, status=status, wall_ns=wall if wall >= 0 else None)
 
 
 class Launcher:

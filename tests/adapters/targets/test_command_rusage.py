@@ -168,3 +168,26 @@ def test_report_lines() -> None:
     report = parse_report("affinity 22\n")
     assert report is not None and report.start_error is not None
     assert report.start_error.startswith("affinity: ")
+
+
+class _SlowStart(Launcher):
+    """The real launcher behind a script that dawdles before it: a slow launcher start-up."""
+
+    def __init__(self, folder, delay: float) -> None:  # type: ignore[no-untyped-def]
+        super().__init__()
+        self._script = folder / "slow-launcher"
+        real = default_launcher().path()
+        assert real is not None, default_launcher().problem
+        self._script.write_text(f'#!/bin/sh\nsleep {delay}\nexec "{real}" "$@"\n')
+        self._script.chmod(0o700)
+
+    def path(self) -> str | None:
+        return str(self._script)
+
+
+def test_the_wall_time_is_the_commands_own_not_the_launchers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The launcher clocks the command from just before it starts to its exit,
+    # so whatever the launcher costs to start stays out of the value.
+    out = ProcessRunner().run(["sleep", "0.05"], usage=_SlowStart(tmp_path, 0.5))
+    assert out.returncode == 0 and out.usage is not None
+    assert 0.05e9 <= out.wall_ns < 0.45e9
