@@ -63,8 +63,13 @@ examples:
 target options (-t key=value) are the keyword arguments of the target classes
 in perfstats.adapters: command (timeout, env, cwd, regex, json_field, unit,
 cpus: pin each run to these CPUs, e.g. -t cpus=[1]; a command is not pinned
-unless asked),
-container (image, engine, mode, network, ...), ssh (host, port, user, key,
+unless asked; series beside the value: CPU time and peak memory always
+(-t rusage=False turns them off), -t perf=True or -t "perf=['task-clock']"
+for perf counters, -t energy=True for RAPL energy, -t "metrics=[{'name':
+'rps', 'regex': 'rps=(\\d+)', 'direction': 'higher'}]" for more numbers read
+from the output),
+container (image, engine, mode, network, cgroup=True for a warm container's
+CPU time and memory peak, metrics, ...), ssh (host, port, user, key,
 known_hosts, ...), http (method, payload, headers, timeout, ...), lambda
 (region, payload, force_cold, metric, endpoint_url, ...). Values are Python
 literals when they parse as one (0.01, true, (0.25, 0.5), {"a": "1"}), else
