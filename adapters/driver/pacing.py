@@ -105,7 +105,7 @@ class Session:
         old_series = series_table.existing if series_table is not None else series_frame([])
         self.metadata: dict[str, Any] = {}
         #: Every named series seen (recorded or new), with its description.
-        self.known: dict[str, dict[str, str]] = {}
+        self.known: dict[str, dict[str, Any]] = {}
         recorded = record.metadata.get("series") if record is not None else None
         if isinstance(recorded, Mapping):
             self.known.update({str(k): dict(v) for k, v in recorded.items()})
@@ -135,7 +135,7 @@ class Session:
         resumed = judged_values(existing)
         if resumed.size:
             batch = {PRIMARY: resumed}
-            for name in self.known:
+            for name in self._judged():
                 batch[name] = series_values(existing, old_series, name)
             self.multi.add(batch)
             self.bar.update(resumed.size)
@@ -202,15 +202,20 @@ class Session:
             return None
         return frozenset(going)
 
+    def _judged(self) -> list[str]:
+        """The named series the rule judges: all but recorded metrics, or one stop_when names."""
+        when = self.settings.stop_when
+        return [n for n, d in self.known.items() if d.get("judged", True) or n == when]
+
     def _judge(self, oks: list[tuple[int, Measurement]]) -> Decision:
-        """Give the successful runs' values to every series' monitor, in run order."""
-        batch: dict[str, list[float]] = {name: [] for name in self.known}
+        """Give the successful runs' values to every judged series' monitor, in run order."""
+        batch: dict[str, list[float]] = {name: [] for name in self._judged()}
         batch[PRIMARY] = []
         for _, m in oks:
             assert m.value is not None
             batch[PRIMARY].append(m.value)
             for name, item in m.series.items():
-                if item.value is not None:
+                if item.value is not None and name in batch:
                     batch[name].append(item.value)
         self.multi.add(batch)
         self._check_stop_when()
@@ -277,6 +282,13 @@ class Session:
             self.misses[name] = 0
             return
         self.misses[name] = self.misses.get(name, 0) + 1
+        if name not in self._judged():
+            # A recorded metric's source said once why it is missing; the run
+            # does not wait for it.
+            logger.debug(
+                "run %d of %s: series %r: %s", run_no, self.target.name, name, row["error"]
+            )
+            return
         logger.warning("run %d of %s: series %r: %s", run_no, self.target.name, name, row["error"])
         going = name not in self.multi.monitors or not self.multi[name].stopped
         if going and self.misses[name] >= self.settings.max_failures and name not in self.abandoned:
@@ -411,7 +423,7 @@ class Session:
         self.bar.reset(total=self.settings.max_n)
         if start < values.size:
             batch: dict[str, Any] = {PRIMARY: values[start:]}
-            for name in self.known:
+            for name in self._judged():
                 batch[name] = [v for r, v in self.series_ok.get(name, []) if r >= first_run]
             self.multi.add(batch)
             self._show(self.monitor.decision)

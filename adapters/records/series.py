@@ -33,6 +33,12 @@ class SeriesValue:
         ``"output"``, ``"gbench"``, ...).
     error : str or None
         Why the value is missing.
+    judged : bool, default True
+        Whether the run's stopping rule judges this series. False for a
+        metric recorded beside the run (CPU time, peak memory, counters,
+        energy): it is kept and reported but does not decide when the run
+        stops, so recording it costs no extra runs; naming it in
+        ``stop_when`` judges it anyway.
 
     Examples
     --------
@@ -48,6 +54,7 @@ class SeriesValue:
     direction: str = LOWER
     source: str = ""
     error: str | None = None
+    judged: bool = True
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:

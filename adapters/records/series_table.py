@@ -83,17 +83,21 @@ def series_row(run: int, name: str, item: SeriesValue) -> dict[str, Any]:
     }
 
 
-def describe(item: SeriesValue) -> dict[str, str]:
+def describe(item: SeriesValue) -> dict[str, Any]:
     """What the metadata's ``series`` section says of a series.
 
     Examples
     --------
     >>> from perfstats.adapters.records.series import SeriesValue
     >>> from perfstats.adapters.records.series_table import describe
-    >>> describe(SeriesValue(2.0e8, "B", source="rusage"))
-    {'unit': 'B', 'direction': 'lower', 'source': 'rusage'}
+    >>> describe(SeriesValue(2.0e8, "B", source="rusage", judged=False))
+    {'unit': 'B', 'direction': 'lower', 'source': 'rusage', 'judged': False}
     """
-    return {"unit": item.unit, "direction": item.direction, "source": item.source}
+    out: dict[str, Any] = {"unit": item.unit, "direction": item.direction, "source": item.source}
+    # Only the exception is written: records of judged series read as before.
+    if not item.judged:
+        out["judged"] = False
+    return out
 
 
 def series_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:

@@ -27,13 +27,12 @@ COLD_VARIABLE = "PERFSTATS_COLD_START"
 logger = logging.getLogger(__name__)
 
 
-
-
 def check_function_name(name: Any) -> str:
     """``name`` as a Lambda function name or ARN (a non-empty string)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a Lambda function name or ARN; got {name!r}")
     return name
+
 
 @dataclass(frozen=True)
 class Invocation:
@@ -82,6 +81,7 @@ def invoke_with_log(
     wall_ns = time.monotonic_ns() - t0
     log = base64.b64decode(response.get("LogResult") or "").decode("utf-8", "replace")
     return Invocation(started_at, response, body, wall_ns, log)
+
 
 class LambdaFunction(Target):
     """Invoke an AWS Lambda function synchronously and read its REPORT line.

@@ -168,12 +168,14 @@ class CgroupCounters:
         if problem is not None or start.user_ns is None or start.system_ns is None:
             why = problem or "no counters at the start"
             return {
-                name: SeriesValue(None, "ns", source=SOURCE, error=why)
+                name: SeriesValue(None, "ns", source=SOURCE, judged=False, error=why)
                 for name in (CPU_USER, CPU_SYSTEM)
             }
         return {
-            CPU_USER: SeriesValue(float(user - start.user_ns), "ns", source=SOURCE),
-            CPU_SYSTEM: SeriesValue(float(system - start.system_ns), "ns", source=SOURCE),
+            CPU_USER: SeriesValue(float(user - start.user_ns), "ns", source=SOURCE, judged=False),
+            CPU_SYSTEM: SeriesValue(
+                float(system - start.system_ns), "ns", source=SOURCE, judged=False
+            ),
         }
 
     def _peak_series(self, start: Start) -> SeriesValue:
@@ -185,10 +187,10 @@ class CgroupCounters:
                     text = os.pread(start.peak_file, 64, 0).decode("ascii")
                 else:
                     text = self.memory_peak.read_text()
-                return SeriesValue(float(int(text.strip())), "B", source=SOURCE)
+                return SeriesValue(float(int(text.strip())), "B", source=SOURCE, judged=False)
             except (OSError, ValueError) as exc:
                 problem = f"cannot read {self.memory_peak.name}: {exc}"
-        return SeriesValue(None, "B", source=SOURCE, error=problem)
+        return SeriesValue(None, "B", source=SOURCE, judged=False, error=problem)
 
     def config(self) -> dict[str, object]:
         """The files read, for records."""

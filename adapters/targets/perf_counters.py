@@ -273,13 +273,16 @@ class PerfCounters:
         for event in self.events:
             count = counts.get(event)
             if count is not None and count.value is not None:
-                out[series_name(event)] = SeriesValue(count.value, count.unit or "1", source=SOURCE)
+                out[series_name(event)] = SeriesValue(
+                    count.value, count.unit or "1", source=SOURCE, judged=False
+                )
             else:
                 why = "not in perf's output" if count is None else count.problem
                 out[series_name(event)] = SeriesValue(
                     None,
                     (count.unit if count else "") or "1",
                     source=SOURCE,
+                    judged=False,
                     error=f"perf: {event} {why}",
                 )
         return out

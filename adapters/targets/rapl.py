@@ -139,12 +139,12 @@ class RaplReader:
             key = f"energy_{domain.name}"
             if not isinstance(start, int) or not isinstance(end, int):
                 why = start if isinstance(start, str) else end
-                out[key] = SeriesValue(None, "J", source=SOURCE, error=f"RAPL: {why}")
+                out[key] = SeriesValue(None, "J", source=SOURCE, judged=False, error=f"RAPL: {why}")
                 continue
             delta = end - start
             if delta < 0:
                 delta += domain.max_range_uj
-            out[key] = SeriesValue(delta / 1e6, "J", source=SOURCE)
+            out[key] = SeriesValue(delta / 1e6, "J", source=SOURCE, judged=False)
         return out
 
     def config(self) -> dict[str, object]:

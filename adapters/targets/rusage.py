@@ -161,11 +161,11 @@ class ChildUsage:
     def series(self) -> dict[str, SeriesValue]:
         """The usage as named series (CPU times in ns, the peak in bytes)."""
         out = {
-            CPU_USER: SeriesValue(float(self.user_ns), "ns", source=SOURCE),
-            CPU_SYSTEM: SeriesValue(float(self.system_ns), "ns", source=SOURCE),
+            CPU_USER: SeriesValue(float(self.user_ns), "ns", source=SOURCE, judged=False),
+            CPU_SYSTEM: SeriesValue(float(self.system_ns), "ns", source=SOURCE, judged=False),
         }
         if self.max_rss is not None:
-            out[MAX_RSS] = SeriesValue(float(self.max_rss), "B", source=SOURCE)
+            out[MAX_RSS] = SeriesValue(float(self.max_rss), "B", source=SOURCE, judged=False)
         return out
 
 

@@ -191,3 +191,19 @@ def test_the_wall_time_is_the_commands_own_not_the_launchers(tmp_path) -> None: 
     out = ProcessRunner().run(["sleep", "0.05"], usage=_SlowStart(tmp_path, 0.5))
     assert out.returncode == 0 and out.usage is not None
     assert 0.05e9 <= out.wall_ns < 0.45e9
+
+
+def test_recorded_metrics_do_not_decide_when_a_run_stops(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # CPU time and peak memory are recorded on every run but never judged:
+    # the rule stops on the command's time alone, here a fixed count.
+    from perfstats.adapters import run
+
+    result = run(Command(["true"]), "fixed", rule_options={"n": 5}, progress=False,
+                 record=tmp_path / "r.csv")  # fmt: skip
+    assert result.decision.stop and result.decision.n == 5
+    assert set(result.decisions) == {"value"}
+    assert {"cpu_user", "cpu_system", "max_rss"} <= set(result.series["series"])
+    # Naming one in stop_when judges it.
+    named = run(Command(["true"]), "fixed", rule_options={"n": 5}, progress=False,
+                stop_when="max_rss")  # fmt: skip
+    assert set(named.decisions) == {"value", "max_rss"} and named.decisions["max_rss"].stop
