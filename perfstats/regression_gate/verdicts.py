@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._direction import BETTER, check_better, worse_sign
 from .._rng import as_generator
 from .._validation import FloatArray, as_sample, check_fraction, check_int, check_level
 
@@ -39,8 +40,8 @@ __all__ = [
 VERDICTS = ("regression", "improvement", "equivalent", "inconclusive", "error")
 
 #: Which way a benchmark's values are better: "lower" (a time, a size) or
-#: "higher" (a throughput, a rate).
-DIRECTIONS = ("lower", "higher")
+#: "higher" (a throughput, a rate); the comparison's own notion.
+DIRECTIONS = BETTER
 
 GEOMEAN_METHOD = (
     "normal approximation on the log scale: mean of the per-benchmark log ratios, "
@@ -729,10 +730,7 @@ def gate(
             f"directions must be a mapping of names to 'lower' or 'higher', got {directions!r}"
         )
     for name, way in (directions or {}).items():
-        if way not in DIRECTIONS:
-            raise ValueError(
-                f"directions[{name!r}] must be 'lower' or 'higher', got {way!r}"
-            )
+        check_better(way, f"directions[{name!r}]")
     if errors is not None and not isinstance(errors, Mapping):
         raise ValueError(f"errors must be a mapping of names to reasons, got {errors!r}")
     failed = {str(k): str(v) for k, v in (errors or {}).items()}
@@ -795,7 +793,8 @@ def gate(
         dl = deltas[name]
         way = str((directions or {}).get(name, "lower"))
         verdict, reason = _verdict(low, high, dl, float(pa), q, min(nb_, nc_), min_runs)
-        if way == "higher":
+        if worse_sign(way) < 0:
+            # The verdicts are worded for a change upwards being worse.
             verdict = _FLIPPED.get(verdict, verdict)
             reason += "; higher is better"
         needed = (
@@ -898,7 +897,7 @@ def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, flo
     z = float(ndtri(0.5 + level / 2.0))
     # Oriented so that a log ratio above 0 is worse for every benchmark: a
     # throughput's ratio is inverted (the CI's width on the log scale stays).
-    sign = np.array([-1.0 if v.direction == "higher" else 1.0 for v in verdicts])
+    sign = np.array([worse_sign(v.direction) for v in verdicts])
     logs = sign * np.log([v.ratio for v in verdicts])
     # A bootstrap bound can be 0 only for a ratio CI reaching 0 (a contender
     # median of 0); the log scale then has no finite width.
