@@ -66,11 +66,6 @@ def read_csv(path: str) -> pd.DataFrame:
         raise UsageError(f"{path} is not a readable CSV: {exc}") from None
 
 
-def read_sample(path: str, column: str | None) -> np.ndarray:
-    """The values of a record (its successful measurement runs) or of one CSV column."""
-    return read_judged_sample(path, column)[0]
-
-
 def read_judged_sample(path: str, column: str | None) -> tuple[np.ndarray, str]:
     """The values to compare from ``path``, and which of them are better.
 
