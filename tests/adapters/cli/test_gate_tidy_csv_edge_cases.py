@@ -1,4 +1,4 @@
-"""Tidy CSV inputs of ``perfstats gate`` at their edges: one honest line and exit 2, or read right."""
+"""Tidy CSV inputs of ``perfstats gate`` at their edges: one honest line and exit 2, or read."""
 
 from __future__ import annotations
 
