@@ -29,7 +29,9 @@ converted to seconds; other mixed units are refused.
 from __future__ import annotations
 
 import csv
+import io
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -324,7 +326,7 @@ def _csv_header(path: Path) -> list[str] | None:
     if path.suffix.lower() != ".csv":
         return None
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with open(path, encoding="utf-8-sig", newline="") as f:
             row = next(csv.reader(f), None)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
@@ -372,23 +374,24 @@ def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFra
 
 
 def _read_tidy_csv(path: Path) -> pd.DataFrame:
-    try:
-        df = pd.read_csv(path, dtype={"benchmark": str, "commit": str, "unit": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{os.fspath(path)} is not a readable CSV: {exc}") from None
+    where = os.fspath(path)
+    df, lines = _csv_cells(path)
     if df.empty:
-        raise ValueError(f"{os.fspath(path)} has a header but no rows")
-    values = pd.to_numeric(df["value"], errors="coerce")
-    bad = values.isna() & df["value"].notna()
-    if bad.any():
-        row = int(np.argmax(bad.to_numpy())) + 2
-        raise ValueError(
-            f"{os.fspath(path)} line {row}: value {df['value'][bad].iloc[0]!r} is not a number"
-        )
-    if df["benchmark"].isna().any():
-        row = int(np.argmax(df["benchmark"].isna().to_numpy())) + 2
-        raise ValueError(f"{os.fspath(path)} line {row}: no benchmark name")
-    out = pd.DataFrame({"benchmark": df["benchmark"].astype(str), "value": values})
+        raise ValueError(f"{where} has a header but no rows")
+    cells = df["value"].str.strip()
+    values = pd.to_numeric(cells.where(cells != "", None), errors="coerce").astype(np.float64)
+    for k, (cell, value) in enumerate(zip(cells, values, strict=True)):
+        # An empty cell stays NaN: the gate names its benchmark and side.
+        if cell and not np.isfinite(value):
+            kind = "a number" if np.isnan(value) and cell.lower().lstrip("+-") not in (
+                "nan", "inf", "infinity") else "a finite number"  # fmt: skip
+            raise ValueError(f"{where} line {lines[k]}: value {df['value'][k]!r} is not {kind}")
+    names = df["benchmark"]
+    if (names.str.strip() == "").any():
+        row = int(np.argmax((names.str.strip() == "").to_numpy()))
+        raise ValueError(f"{where} line {lines[row]}: no benchmark name")
+    df = df.where(df != "", None)
+    out = pd.DataFrame({"benchmark": names.astype(str), "value": values})
     for column in ("unit", "commit", "date"):
         out[column] = df[column].where(df[column].notna(), None) if column in df else None
     out["file"] = os.fspath(path)
@@ -397,7 +400,7 @@ def _read_tidy_csv(path: Path) -> pd.DataFrame:
         given = df["direction"].fillna(LOWER).astype(str).str.strip().str.lower()
         bad = ~given.isin([LOWER, HIGHER])
         if bad.any():
-            row = int(np.argmax(bad.to_numpy())) + 2
+            row = lines[int(np.argmax(bad.to_numpy()))]
             raise ValueError(
                 f"{os.fspath(path)} line {row}: direction {df['direction'][bad].iloc[0]!r} is "
                 f"neither {LOWER!r} nor {HIGHER!r}"
@@ -405,6 +408,44 @@ def _read_tidy_csv(path: Path) -> pd.DataFrame:
         out["direction"] = given
     out["failed"] = 0
     return out[_TIDY]
+
+
+def _csv_cells(path: Path) -> tuple[pd.DataFrame, list[int]]:
+    """A tidy CSV's cells as text (a name ``NA`` stays a name), and each row's line.
+
+    A row whose field count is not the header's, a column named twice and
+    a file that is no UTF-8 text are refused, naming the line; a carriage
+    return alone ends a line in CSV, so a name holding one unquoted is
+    named as the likely cause.
+    """
+    where = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where} is not a readable CSV: {exc}") from None
+    hint = (" (a carriage return alone ends a line in CSV: is one inside a name? quote the "
+            "name)" if re.search("\r(?!\n)", text) else "")  # fmt: skip
+    reader = csv.reader(io.StringIO(text))
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    try:
+        header = [c.strip() for c in next(reader, [])]
+        for row in reader:
+            if not row:
+                continue  # a blank line
+            if len(row) != len(header):
+                raise ValueError(f"{where} line {reader.line_num} has {len(row)} fields but the "
+                                 f"header has {len(header)}{hint}")  # fmt: skip
+            rows.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise ValueError(f"{where} line {reader.line_num + 1} is not readable CSV: "
+                         f"{str(exc).split(' - ')[0]}{hint}") from None  # fmt: skip
+    seen = [c for k, c in enumerate(header) if c in header[:k]]
+    if seen:
+        raise ValueError(f"{where}: the column {seen[0]!r} appears twice in the header")
+    return pd.DataFrame(rows, columns=header, dtype=object), lines
 
 
 def _tidy(results: Any, path: Path) -> pd.DataFrame:

@@ -42,7 +42,9 @@ verdicts: regression (the CI of the relative change lies above +threshold
 and the Benjamini-Hochberg adjusted p-value is below --fdr), improvement
 (below -threshold, likewise), equivalent (the CI lies inside +-threshold,
 with at least 5 runs a side), inconclusive (otherwise; "runs needed" says
-how many more runs a side would likely decide it). For a throughput or a
+how many more runs a side would likely decide it; a benchmark of one
+run on a side, such as asv's mem_ and track_ benchmarks, is inconclusive
+with that reason and the rest of the suite is judged). For a throughput or a
 rate (JMH thrpt, Go MB/s, a Google Benchmark *_per_second counter, a
 CSV's direction column = higher) higher is better: a rise is an
 improvement. Runs a tool recorded as failed (hyperfine's non-zero exit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 import pandas as pd
@@ -112,7 +113,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         for name, rows in frame.groupby("benchmark", sort=False)
     }
     if args.plot:
-        _plot(args.plot, series, results, units)
+        _plot(args.plot, series, results, units, better)
     if args.format == "json":
         data: dict[str, Any] = {
             "source": args.source,
@@ -184,8 +185,27 @@ def _row(point: Any, unit: str, level: float) -> dict[str, Any]:
     }
 
 
+#: Panels of one --plot image: beyond it the benchmarks with change points
+#: come first and the rest are counted, on the image and on stderr.
+MAX_PANELS = 48
+#: Columns of small multiples once there are more benchmarks than fit one column.
+PANEL_COLUMNS = 4
+_ONE_COLUMN = 3
+
+
+def plotted(results: dict[str, Any], cap: int = MAX_PANELS) -> tuple[list[str], int]:
+    """The benchmarks --plot draws, in order, and how many it leaves out.
+
+    Benchmarks with a change point come first (in history order), then the
+    others, up to ``cap``.
+    """
+    names = sorted(results, key=lambda n: len(results[n]) == 0)
+    return names[:cap], max(0, len(names) - cap)
+
+
 def _plot(path: str, series: dict[str, pd.Series], results: dict[str, Any],
-          units: dict[str, str]) -> None:  # fmt: skip
+          units: dict[str, str], better: dict[str, str]) -> Any:  # fmt: skip
+    """Draw the histories to ``path``: one column, or small multiples with a cap."""
     try:
         from matplotlib.figure import Figure
 
@@ -194,11 +214,35 @@ def _plot(path: str, series: dict[str, pd.Series], results: dict[str, Any],
         raise UsageError(
             "--plot needs matplotlib (pip install 'perfstats[plots]')"
         ) from None
-    fig = Figure(figsize=(8.0, 3.0 * len(series)), layout="constrained")
-    axes = fig.subplots(len(series), 1, squeeze=False)[:, 0]
-    for ax, (name, s) in zip(axes, series.items(), strict=True):
-        history(s, results[name], ax=ax, unit=units[name] or None, title=redact_text(name))
+    names, left_out = plotted(results)
+    if len(names) <= _ONE_COLUMN:
+        cols, size = 1, (8.0, 3.0)
+    else:
+        cols, size = PANEL_COLUMNS, (4.0, 2.6)
+    rows = -(-len(names) // cols)
+    fig = Figure(figsize=(size[0] * cols, size[1] * rows + (0.4 if left_out else 0.0)),
+                 layout="constrained")  # fmt: skip
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    small = cols > 1
+    for ax, name in zip(axes, names, strict=False):
+        history(series[name], results[name], ax=ax, unit=units[name] or None,
+                title=redact_text(name), better=better[name])  # fmt: skip
+        if small:
+            ax.title.set_fontsize(8)
+            ax.tick_params(labelsize=7)
+            ax.xaxis.label.set_fontsize(7)
+            ax.yaxis.label.set_fontsize(7)
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    if left_out:
+        note = (
+            f"{len(names)} of {len(results)} benchmarks drawn (those with change points "
+            f"first); {left_out} left out: the table and --format json list every one"
+        )
+        fig.suptitle(note, fontsize=10)
+        sys.stderr.write(f"perfstats: --plot: {note}\n")
     try:
         fig.savefig(path)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot write the plot {path}: {exc}") from None
+    return fig

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..driver.result import judged_values
 from ..records.cells import number
+from ..records.importers import read as read_results_file
+from ..records.importers.results import LOWER, Results
+from ..records.importers.sniff import sniff
 from ..records.record import COLUMNS, read_record
 from .parser import UsageError
 
@@ -62,14 +66,33 @@ def read_csv(path: str) -> pd.DataFrame:
         raise UsageError(f"{path} is not a readable CSV: {exc}") from None
 
 
-def read_sample(path: str, column: str | None) -> np.ndarray:
-    """The values of a record (its successful measurement runs) or of one CSV column."""
+def read_judged_sample(path: str, column: str | None) -> tuple[np.ndarray, str]:
+    """The values to compare from ``path``, and which of them are better.
+
+    A record (its successful runs) or one CSV column are read as
+    values better lower; a results file of another tool (pyperf, hyperfine,
+    JMH, ...) gives the values of its one benchmark, or of the benchmark
+    ``column`` names, and the direction the tool's unit or mode says (a
+    JMH throughput, a Go ``MB/s``: higher is better).
+    """
+    results = _tool_results(path)
+    if results is not None:
+        names = results.benchmarks
+        if column is None and len(names) != 1:
+            shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+            raise UsageError(
+                f"{path} holds {len(names)} benchmarks; choose one with --column ({shown})"
+            )
+        name = names[0] if column is None else column
+        if name not in names:
+            raise UsageError(f"{path} has no benchmark {name!r}")
+        return results.values(name), results.direction(name)
     df = read_csv(path)
     if tuple(df.columns) == COLUMNS:
         values = judged_values(read_record(path))
         if values.size == 0:
             raise UsageError(f"{path}: the record has no successful measured run")
-        return values
+        return values, LOWER
     if column is not None:
         if column not in df.columns:
             raise UsageError(f"{path} has no column {column!r}")
@@ -87,4 +110,23 @@ def read_sample(path: str, column: str | None) -> np.ndarray:
         raise UsageError(f"{path} line {line}, column {series.name!r}: an empty cell")
     if values.size == 0:
         raise UsageError(f"{path}: column {series.name!r} is empty")
-    return values
+    return values, LOWER
+
+
+def _tool_results(path: str) -> Results | None:
+    """``path`` read as another tool's results, or None when no tool's format fits it."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        sniff(data, source=path)
+    except ValueError:
+        # Not a tool's format: a CSV (a record or columns of values).
+        return None
+    try:
+        return read_results_file(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .._direction import BETTER, check_better, worse_sign
 from .._kernels.change import MEAN, QUANTILE, paired_changes, unpaired_changes
 from .._kernels.random import mix64
 from .._quantiles import parse_statistic
@@ -30,15 +32,24 @@ from .._rng import stream_key
 from .._validation import FloatArray, as_sample, check_int, check_level
 from ..precision.bootstrap import check_engine, iid_quantiles, sort_order, use_order_engine
 
-__all__ = ["ChangeAgreement", "RelativeChange", "change_agreement", "relative_change"]
+__all__ = [
+    "BETTER",
+    "ChangeAgreement",
+    "RelativeChange",
+    "change_agreement",
+    "check_better",
+    "relative_change",
+    "worse_sign",
+]
 
 IntArray = np.ndarray
 
-
-def _direction(low: float, high: float) -> str:
-    if low > 0:
+def _direction(low: float, high: float, better: str = "lower") -> str:
+    sign = worse_sign(better)
+    worse_low, worse_high = sorted((sign * low, sign * high))
+    if worse_low > 0:
         return "slower"
-    if high < 0:
+    if worse_high < 0:
         return "faster"
     return "none"
 
@@ -68,6 +79,9 @@ class RelativeChange:
     per_pair : bool, default False
         Whether the statistic was taken of the per-pair ratios
         ``candidate[i] / baseline[i]`` rather than of each version.
+    better : {"lower", "higher"}, default "lower"
+        Which values are better: ``"higher"`` for a throughput or a rate,
+        whose rise :attr:`direction` reads as ``"faster"``.
 
     Examples
     --------
@@ -90,6 +104,10 @@ class RelativeChange:
     n_candidate: int
     n_resamples: int
     per_pair: bool = False
+    better: str = "lower"
+
+    def __post_init__(self) -> None:
+        check_better(self.better)
 
     @property
     def changed(self) -> bool:
@@ -98,11 +116,13 @@ class RelativeChange:
 
     @property
     def direction(self) -> str:
-        """``"slower"`` (CI above 0), ``"faster"`` (below 0) or ``"none"``.
+        """``"slower"`` (worse), ``"faster"`` (better) or ``"none"`` (CI holds 0).
 
-        Read for latency-like metrics, where larger is slower.
+        Where lower is better (a time) a CI above 0 is slower; where higher
+        is better (``better="higher"``, a throughput) a CI above 0 is
+        faster.
         """
-        return _direction(self.low, self.high)
+        return _direction(self.low, self.high, self.better)
 
     def contains(self, value: float) -> bool:
         """True when ``low <= value <= high``."""
@@ -114,6 +134,8 @@ class RelativeChange:
             how += " per pair"
         if self.grouped:
             how += ", grouped"
+        if self.better == "higher":
+            how += ", higher is better"
         return (
             f"RelativeChange({self.estimate:+.2%} [{self.low:+.2%}, {self.high:+.2%}] "
             f"at {self.level * 100:g}%: {self.direction}; {self.statistic}, {how}, "
@@ -179,6 +201,7 @@ def relative_change(
     n_resamples: int = 10000,
     rng: Any = None,
     engine: str = "auto",
+    better: str = "lower",
 ) -> RelativeChange:
     """Bootstrap CI of the relative change of a statistic from baseline to candidate.
 
@@ -242,6 +265,10 @@ def relative_change(
         ``"chain"`` in one chain of Gamma spacings (O(1) per resample),
         ``"direct"`` counts every resampled point. Same distribution;
         ``"auto"`` takes ``"chain"``.
+    better : {"lower", "higher"}, default "lower"
+        Which values are better. The change and its CI are the same either
+        way; ``"higher"`` (a throughput, a rate) makes the result's
+        ``direction`` read a rise as ``"faster"``.
 
     Returns
     -------
@@ -277,7 +304,13 @@ def relative_change(
     >>> ratios = relative_change(base, cand, paired=True, per_pair=True, rng=1)
     >>> ratios.contains(0.10), ratios.high - ratios.low < joint.high - joint.low
     (True, True)
+
+    A throughput that rose by 10% is faster:
+
+    >>> relative_change(old, new, rng=1, better="higher").direction
+    'faster'
     """
+    check_better(better)
     inputs = _relative_change_iv(
         baseline, candidate, statistic, level, paired, groups, per_pair, n_resamples, engine
     )
@@ -288,10 +321,11 @@ def relative_change(
         dist = _paired_distribution(inputs, key)
     else:
         dist = _unpaired_distribution(inputs, key)
-    return _result(
+    result = _result(
         inputs.baseline, inputs.candidate, dist, inputs.kind, inputs.q, inputs.level,
         inputs.label, paired, groups, per_pair, inputs.n_resamples,
     )  # fmt: skip
+    return result if better == "lower" else dataclasses.replace(result, better=better)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._direction import check_better, worse_sign
 from .._validation import as_sample
 from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes
 
@@ -23,6 +24,7 @@ def history(
     ax: Axes | None = None,
     unit: str | None = None,
     title: str | None = None,
+    better: str = "lower",
     **kwargs: Any,
 ) -> Figure:
     """Plot a history, its change points and each segment's level.
@@ -40,6 +42,10 @@ def history(
     unit : str, optional
         Unit for the y-axis label.
     title : str, optional
+    better : {"lower", "higher"}, default "lower"
+        Which values are better: a change point is drawn in the "slower"
+        colour when it is for the worse (a rise of a time, a fall of a
+        throughput).
     **kwargs
         Passed to :func:`perfstats.change_points` when ``result`` is None.
 
@@ -57,6 +63,7 @@ def history(
     4
     """
     x = as_sample(series, "series")
+    check_better(better)
     if result is None:
         from ..comparison.history import change_points
 
@@ -77,7 +84,7 @@ def history(
         )  # fmt: skip
         axes.plot([a - 0.5, b - 0.5], [level, level], color="black", linewidth=1.5)
     for p in result.points:
-        colour = SLOWER if p.change > 0 else FASTER
+        colour = SLOWER if worse_sign(better) * p.change > 0 else FASTER
         axes.axvline(p.index - 0.5, color=colour, linestyle="--", linewidth=1.0)
         text = f"{p.change:+.1%}" if p.relative else f"{p.change:+.3g}"
         axes.annotate(

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .._direction import BETTER, check_better, worse_sign
 from .._rng import as_generator
 from .._validation import FloatArray, as_sample, check_fraction, check_int, check_level
 
@@ -39,8 +40,8 @@ __all__ = [
 VERDICTS = ("regression", "improvement", "equivalent", "inconclusive", "error")
 
 #: Which way a benchmark's values are better: "lower" (a time, a size) or
-#: "higher" (a throughput, a rate).
-DIRECTIONS = ("lower", "higher")
+#: "higher" (a throughput, a rate); the comparison's own notion.
+DIRECTIONS = BETTER
 
 GEOMEAN_METHOD = (
     "normal approximation on the log scale: mean of the per-benchmark log ratios, "
@@ -392,12 +393,7 @@ def _collect(
     for name, raw, unit in rows:
         if name in values:
             raise ValueError(f"{side} has the benchmark name {name!r} more than once")
-        x = as_sample(raw, f"{side}[{name!r}]")
-        if x.size < 2:
-            raise ValueError(
-                f"{side}[{name!r}] has {x.size} run; the gate needs at least 2 runs a side"
-            )
-        values[name] = x
+        values[name] = as_sample(raw, f"{side}[{name!r}]")
         unit_of[name] = unit
     if units is not None:
         if not isinstance(units, Mapping):
@@ -617,7 +613,7 @@ def gate(
     Parameters
     ----------
     baseline, contender : mapping, sequence of tuples or DataFrame
-        Benchmark name -> 1-D runs (positive, finite, at least 2); or a
+        Benchmark name -> 1-D runs (positive, finite; at least 2 a side to be judged); or a
         sequence of ``(name, values)`` / ``(name, values, unit)`` tuples; or
         a tidy DataFrame with columns ``benchmark``, ``value`` and
         optionally ``unit`` (what the importers return).
@@ -656,10 +652,18 @@ def gate(
     -------
     GateResult
 
+    A benchmark with a single run on a side (a tool that keeps one number
+    per benchmark, such as asv's ``mem_`` and ``track_`` benchmarks) is
+    ``inconclusive``, its reason saying so, its ratio that of the two
+    statistics, with no interval, test or ``runs_needed``; it is left out of
+    the p-value adjustment and the geometric mean, and the rest of the suite
+    is judged.
+
     Raises
     ------
     ValueError
-        On a benchmark with fewer than 2 runs, NaN or infinite values, a
+        When no benchmark has 2 runs a side (nothing to judge), on NaN or
+        infinite values, an empty benchmark, a
         non-positive baseline value, a name given twice, units that differ
         between baseline and contender, no benchmark in common (and no
         error), paired runs of unequal count, or a bad option.
@@ -726,10 +730,7 @@ def gate(
             f"directions must be a mapping of names to 'lower' or 'higher', got {directions!r}"
         )
     for name, way in (directions or {}).items():
-        if way not in DIRECTIONS:
-            raise ValueError(
-                f"directions[{name!r}] must be 'lower' or 'higher', got {way!r}"
-            )
+        check_better(way, f"directions[{name!r}]")
     if errors is not None and not isinstance(errors, Mapping):
         raise ValueError(f"errors must be a mapping of names to reasons, got {errors!r}")
     failed = {str(k): str(v) for k, v in (errors or {}).items()}
@@ -741,6 +742,24 @@ def gate(
         raise ValueError(
             "baseline and contender share no benchmark name "
             f"(baseline: {sorted(base.values)[:5]}, contender: {sorted(cont.values)[:5]})"
+        )
+    # A benchmark of one run a side (a tool that keeps one number, such as
+    # asv's mem_ and track_ benchmarks) has no spread to judge: its row says
+    # so and the rest of the suite is judged. A suite with nothing else to
+    # judge is refused, as one with no benchmark in common is.
+    single = {
+        name: side
+        for name in names
+        for side, held in (("baseline", base), ("contender", cont))
+        if held.values[name].size < _MIN_RUNS
+    }
+    if single and len(single) == len(names) and not failed:
+        name = names[0]
+        side = single[name]
+        size = (base if side == "baseline" else cont).values[name].size
+        raise ValueError(
+            f"{side}[{name!r}] has {size} run; the gate needs at least {_MIN_RUNS} runs a "
+            "side (no benchmark of the suite has them)"
         )
     units: dict[str, str | None] = {}
     for name in names:
@@ -754,22 +773,28 @@ def gate(
     from ..comparison.multiple_testing import benjamini_hochberg
 
     deltas = {name: _threshold_for(name, delta, overrides) for name in names}
+    judged = [name for name in names if name not in single]
     raw = [
         _judge(
             name, units[name], base.values[name], cont.values[name],
             statistic=kind, delta=deltas[name], level=lvl, paired=bool(paired),
             n_resamples=b, rng=gen,
         )
-        for name in names
+        for name in judged
     ]
     p_adj: Any = benjamini_hochberg([r[3] for r in raw]) if raw else []
-    verdicts = []
-    for name, (est, low, high, p, d), pa in zip(names, raw, p_adj, strict=True):
+    verdicts = [
+        _too_few(name, units[name], base.values[name], cont.values[name], kind, deltas[name],
+                 str((directions or {}).get(name, "lower")))
+        for name in single
+    ]  # fmt: skip
+    for name, (est, low, high, p, d), pa in zip(judged, raw, p_adj, strict=True):
         nb_, nc_ = base.values[name].size, cont.values[name].size
         dl = deltas[name]
         way = str((directions or {}).get(name, "lower"))
         verdict, reason = _verdict(low, high, dl, float(pa), q, min(nb_, nc_), min_runs)
-        if way == "higher":
+        if worse_sign(way) < 0:
+            # The verdicts are worded for a change upwards being worse.
             verdict = _FLIPPED.get(verdict, verdict)
             reason += "; higher is better"
         needed = (
@@ -798,7 +823,9 @@ def gate(
             )
         )
     verdicts.sort(key=lambda v: v.name)
-    gm, gm_low, gm_high = _geomean([v for v in verdicts if v.verdict != "error"], lvl)
+    gm, gm_low, gm_high = _geomean(
+        [v for v in verdicts if v.verdict != "error" and v.name not in single], lvl
+    )
     counts = {v: sum(1 for x in verdicts if x.verdict == v) for v in VERDICTS}
     label = kind if isinstance(kind, str) else f"q={kind:g}"
     return GateResult(
@@ -821,6 +848,46 @@ def gate(
 
 _FLIPPED = {"regression": "improvement", "improvement": "regression"}
 
+#: Fewest runs a side for a benchmark to be judged: one run has no spread.
+_MIN_RUNS = 2
+
+
+def _too_few(
+    name: str,
+    unit: str | None,
+    xb: FloatArray,
+    xc: FloatArray,
+    statistic: Any,
+    delta: float,
+    direction: str,
+) -> BenchmarkVerdict:
+    """The inconclusive row of a benchmark with fewer than two runs on a side.
+
+    The ratio of the statistics is kept (it is what the data say), with no
+    interval, no test and no count of further runs: a tool that recorded one
+    number per benchmark would record one number again.
+    """
+    sides = [f"{x.size} run in the {side}" for side, x in (("baseline", xb), ("contender", xc))
+             if x.size < _MIN_RUNS]  # fmt: skip
+    sb, sc = _statistic(xb, statistic), _statistic(xc, statistic)
+    ratio = sc / sb if sb > 0.0 and sc > 0.0 else math.nan
+    return BenchmarkVerdict(
+        name=name, unit=unit, n_baseline=int(xb.size), n_contender=int(xc.size),
+        ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
+        p_adjusted=math.nan, cliffs_delta=math.nan, verdict="inconclusive", runs_needed=None,
+        threshold=delta, direction=direction,
+        reason=f"{' and '.join(sides)}; the gate needs at least {_MIN_RUNS} runs a side "
+        "to judge a change (a tool that keeps one number per benchmark gives no spread)",
+    )  # fmt: skip
+
+
+def _statistic(x: FloatArray, statistic: Any) -> float:
+    if statistic == "median":
+        return float(np.median(x))
+    if statistic == "mean":
+        return float(np.mean(x))
+    return float(np.quantile(x, statistic))
+
 
 def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, float, float]:
     from scipy.special import ndtri
@@ -830,7 +897,7 @@ def _geomean(verdicts: list[BenchmarkVerdict], level: float) -> tuple[float, flo
     z = float(ndtri(0.5 + level / 2.0))
     # Oriented so that a log ratio above 0 is worse for every benchmark: a
     # throughput's ratio is inverted (the CI's width on the log scale stays).
-    sign = np.array([-1.0 if v.direction == "higher" else 1.0 for v in verdicts])
+    sign = np.array([worse_sign(v.direction) for v in verdicts])
     logs = sign * np.log([v.ratio for v in verdicts])
     # A bootstrap bound can be 0 only for a ratio CI reaching 0 (a contender
     # median of 0); the log scale then has no finite width.

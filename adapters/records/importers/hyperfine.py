@@ -6,7 +6,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .results import FormatError, Results, build, need
+import numpy as np
+
+from .results import FormatError, Results, build_arrays, need, numbers
 
 NAME = "hyperfine"
 
@@ -23,10 +25,10 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
 
     The benchmark name is the command (or its ``--command-name``); with
     ``--parameter-scan`` each parameter value is its own command already.
-    A run with a non-zero exit code (kept by ``--ignore-failure``) failed:
-    its time is left out and counted in ``failed``; a command none of whose
-    runs succeeded is in ``unrun`` only (which ``read`` refuses unless
-    ``keep_unrun``). The exit codes are kept as a column.
+    A run with a non-zero exit code (kept by ``--ignore-failure``), or a
+    null one (killed by a signal), failed: its time is left out and counted
+    in ``failed``; a command none of whose runs succeeded is in ``unrun``
+    only (which ``read`` refuses unless ``keep_unrun``). The exit codes are kept as a column.
 
     Examples
     --------
@@ -40,7 +42,7 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     ([0.5], {'f': 1})
     """
     results = need(obj, "results", list, NAME, "the export")
-    rows: list[tuple[Any, ...]] = []
+    series: list[tuple[str, str, np.ndarray, dict[str, np.ndarray]]] = []
     per: dict[str, dict[str, Any]] = {}
     failed: dict[str, int] = {}
     for i, res in enumerate(results):
@@ -52,27 +54,48 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
             raise FormatError(
                 NAME, f"{where} has no 'times' (exported by a hyperfine older than 1.6?)", source
             )
-        times = need(res, "times", list, NAME, where)
-        codes = res.get("exit_codes")
-        if codes is None:
-            codes = [None] * len(times)
-        if not isinstance(codes, list):
-            raise FormatError(
-                NAME, f"{where} ({name}): exit_codes is {json.dumps(codes)}, not a list", source
-            )
-        if len(codes) != len(times):
-            raise FormatError(
-                NAME, f"{where} ({name}) has {len(times)} times but {len(codes)} exit codes", source
-            )
-        for j, code in enumerate(codes):
-            if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
-                raise FormatError(
-                    NAME, f"{where} ({name}): exit_codes[{j}] is {code!r}, not an integer", source
-                )
-        failed[name] = sum(1 for c in codes if c not in (None, 0))
-        rows.extend(
-            (name, "s", t, c) for t, c in zip(times, codes, strict=True) if c in (None, 0)
-        )
+        times = numbers(need(res, "times", list, NAME, where), NAME, name, source)
+        codes = _exit_codes(res.get("exit_codes"), times.size, f"{where} ({name})", source)
+        ok = codes == 0
+        failed[name] = int(times.size - np.count_nonzero(ok))
+        if failed[name]:
+            times, codes = times[ok], codes[ok]
+        series.append((name, "s", times, {"exit_code": codes}))
         per[name] = {k: v for k, v in res.items() if k not in ("times", "exit_codes", "command")}
-    return build(rows, NAME, extra=["exit_code"], benchmark_metadata=per, source=source,
-                 failed=failed)  # fmt: skip
+    return build_arrays(series, NAME, extra=["exit_code"], benchmark_metadata=per,
+                        source=source, failed=failed)  # fmt: skip
+
+
+def _exit_codes(codes: Any, n: int, where: str, source: str | None) -> np.ndarray:
+    """The exit codes of ``n`` runs as integers; 0 for every run of an export without them."""
+    if codes is None:
+        return np.zeros(n, dtype=np.int64)
+    if not isinstance(codes, list):
+        raise FormatError(NAME, f"{where}: exit_codes is {json.dumps(codes)}, not a list", source)
+    if len(codes) != n:
+        raise FormatError(NAME, f"{where} has {n} times but {len(codes)} exit codes", source)
+    kinds = set(map(type, codes))
+    if kinds <= {int}:
+        try:
+            return np.asarray(codes, dtype=np.int64)
+        except OverflowError:
+            pass  # an exit code beyond int64: no process's, named below
+    out = np.empty(n, dtype=np.int64)
+    for j, code in enumerate(codes):
+        if code is None:
+            # hyperfine writes null for a run killed by a signal: it failed.
+            out[j] = _KILLED
+        elif isinstance(code, bool) or not isinstance(code, int) or not _in_int64(code):
+            raise FormatError(
+                NAME, f"{where}: exit_codes[{j}] is {code!r}, not an integer", source
+            )
+        else:
+            out[j] = code
+    return out
+
+
+_KILLED = -(2**63)
+
+
+def _in_int64(code: int) -> bool:
+    return -(2**63) < code < 2**63

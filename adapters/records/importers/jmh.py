@@ -36,7 +36,13 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     modes, ``*/op``) become seconds, lower is better; throughput (``thrpt``
     mode, ``ops/s``, ``ops/ms``...) keeps its unit and higher is better
     (the ``direction`` column). ``sample`` mode stores histograms, not
-    iterations, and is refused.
+    iterations, and is refused. JMH writes only what finished: a fork that
+    failed is missing from ``rawData`` (fewer lists than ``forks``) or cut
+    short of ``measurementIterations``; each is counted in ``failed`` (a
+    cut-short fork's values are left out), and a benchmark with no whole
+    fork is in ``unrun``. A benchmark whose every fork failed before any
+    result is not in the file at all: compared with another file, it is on
+    one side only.
 
     Examples
     --------
@@ -56,6 +62,7 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
     rows: list[tuple[Any, ...]] = []
     per: dict[str, dict[str, Any]] = {}
     directions: dict[str, str] = {}
+    failed: dict[str, int] = {}
     for i, b in enumerate(obj):
         where = f"[{i}]"
         bench = need(b, "benchmark", str, NAME, where)
@@ -73,9 +80,17 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
         unit, scale = _unit(str(metric.get("scoreUnit", "")), where)
         directions[name] = _direction(b.get("mode"), str(metric.get("scoreUnit", "")))
         raw = need(metric, "rawData", list, NAME, f"{where}.primaryMetric")
+        forks = _declared(b, "forks", where, source)
+        iterations = _declared(b, "measurementIterations", where, source)
+        # JMH keeps the forks that finished: a fork that failed is missing
+        # from rawData, or cut short of its measurement iterations.
+        failed[name] = max(0, forks - len(raw)) if forks else 0
         for fork, values in enumerate(raw):
             if not isinstance(values, list):
                 raise FormatError(NAME, f"{where}.rawData[{fork}] is not a list", source)
+            if iterations and len(values) < iterations:
+                failed[name] += 1
+                continue
             rows.extend(
                 (name, unit, number(v, NAME, f"{where}.rawData[{fork}][{k}] ({name})", source)
                  * scale, fork)
@@ -84,7 +99,17 @@ def parse(obj: Any, *, source: str | None = None) -> Results:
         per[name] = {k: b.get(k) for k in ("mode", "threads", "forks", "jvm", "jdkVersion",
                                            "jmhVersion", "params") if k in b}  # fmt: skip
     return build(rows, NAME, extra=["fork"], benchmark_metadata=per, source=source,
-                 direction=directions)  # fmt: skip
+                 direction=directions, failed=failed)  # fmt: skip
+
+
+def _declared(b: Mapping[str, Any], key: str, where: str, source: str | None) -> int:
+    """A count JMH declares for a benchmark (``forks``, ``measurementIterations``); 0 if absent."""
+    value = b.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FormatError(NAME, f"{where}.{key} is {value!r}, not a count", source)
+    return value
 
 
 def _direction(mode: Any, score_unit: str) -> str:

@@ -6,8 +6,10 @@ entry point (a file, or a criterion output directory).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,13 +53,20 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
     """
     if format is not None and format not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
-    try:
+    with _format_errors(source):
         res = _parse(data, format, source, options)
         if res.unrun and not keep_unrun:
             name, count = next(iter(res.unrun.items()))
             raise FormatError(name_of(res.format),
                               f"benchmark {name!r} has no successful run ({count} failed)", source)
         return res
+
+
+@contextlib.contextmanager
+def _format_errors(source: str | None) -> Iterator[None]:
+    """Whatever a damaged file makes the parsers raise, as one FormatError naming ``source``."""
+    try:
+        yield
     except FormatError as exc:
         if exc.source is None and source is not None:
             raise FormatError(exc.format, exc.problem, source) from None
@@ -74,14 +83,19 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
 
 
 def _parse(data: Any, format: str | None, source: str | None, options: dict[str, Any]) -> Results:
-    fmt = format or sniff(data, source=source)
+    obj: Any = data
+    if isinstance(data, (str, bytes)):
+        # Decoded once, for sniffing and parsing alike.
+        obj, text = decode(data, source)
+        if obj is None:
+            data = text
+    fmt = format or sniff(data if obj is None else obj, source=source)
     module = MODULES[fmt]
     if fmt == "gotest":
         text = gunzip(data, source).decode("utf-8-sig") if isinstance(data, bytes) else data
         if not isinstance(text, str):
             raise FormatError(name_of(fmt), "needs text, got a JSON object", source)
         return dataclasses.replace(module.parse(text, source=source, **options), format=fmt)
-    obj = decode(data, source)[0] if isinstance(data, (str, bytes)) else data
     if obj is None:
         raise FormatError(name_of(fmt), "is not JSON", source)
     if format is not None and not module.looks_like(obj):
@@ -130,7 +144,13 @@ def read(
             options["name"] = json.loads(meta.read_text()).get("full_id", p.parent.parent.name)
         elif p.parent.name == "new":
             options["name"] = p.parent.parent.name
-    return parse(data, format=format, source=source, keep_unrun=keep_unrun, **options)
+    # Decoded here so that the file's bytes are let go before the parser
+    # builds its frame: a large file would hold both.
+    with _format_errors(source):
+        obj, text = decode(data, source)
+    del data
+    content: Any = text if obj is None else obj
+    return parse(content, format=format, source=source, keep_unrun=keep_unrun, **options)
 
 
 def _criterion_tree(root: Path) -> Results:

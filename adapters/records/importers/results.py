@@ -167,8 +167,8 @@ def build(
     checked = []
     for row in rows:
         k = position[str(row[0])] = position.get(str(row[0]), -1) + 1
-        where = f"benchmark {str(row[0])!r} value {k}"
-        checked.append((row[0], row[1], number(row[2], fmt, where, source), *row[3:]))
+        checked.append((row[0], row[1], number(row[2], fmt, _place(row[0], k), source),
+                        *row[3:]))  # fmt: skip
     frame = pd.DataFrame(checked, columns=["benchmark", "unit", "value", *extra])
     frame["value"] = frame["value"].astype(np.float64)
     bad = ~np.isfinite(frame["value"].to_numpy())
@@ -184,6 +184,86 @@ def build(
     else:
         frame["direction"] = [direction.get(n, LOWER) for n in frame["benchmark"]]
     frame = frame[[*COLUMNS, *extra]]
+    return Results(
+        frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
+    )
+
+
+def numbers(values: list[Any], fmt: str, name: str, source: str | None = None) -> np.ndarray:
+    """Benchmark ``name``'s JSON list of values as a float64 array, each checked by :func:`number`.
+
+    The common case (every item a float or an int) is one pass over the
+    types and one conversion; otherwise the first item that is no number
+    is named as :func:`build` names it (``benchmark 'x' value 3``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.results import numbers
+    >>> numbers([1, 2.5], "hyperfine", "ls").tolist()
+    [1.0, 2.5]
+    """
+    if set(map(type, values)) <= {float, int}:
+        try:
+            return np.asarray(values, dtype=np.float64)
+        except OverflowError:
+            pass  # a huge integer: named below
+    out = np.empty(len(values), dtype=np.float64)
+    for i, v in enumerate(values):
+        out[i] = number(v, fmt, _place(name, i), source)
+    return out
+
+
+def _place(name: Any, k: int) -> str:
+    return f"benchmark {str(name)!r} value {k}"
+
+
+def build_arrays(
+    series: Sequence[tuple[str, str, np.ndarray, Mapping[str, np.ndarray]]],
+    fmt: str,
+    *,
+    extra: Sequence[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+    benchmark_metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    source: str | None = None,
+    direction: str | Mapping[str, str] = LOWER,
+    failed: Mapping[str, int] | None = None,
+) -> Results:
+    """Results from ``(benchmark, unit, values, {extra column: values})``, one per benchmark.
+
+    As :func:`build`, for a format whose values come as one array per
+    benchmark: the frame is assembled from the arrays, with no Python
+    object per value (a large file's values would cost tens of bytes each).
+    """
+    failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
+    if not any(len(s[2]) for s in series) and not failed:
+        raise FormatError(fmt, "holds no measured value", source)
+    kept = [s for s in series if len(s[2])]
+    sizes = np.array([len(s[2]) for s in kept], dtype=np.int64)
+    names = np.array([str(s[0]) for s in kept] or [""], dtype=object)[: len(kept)]
+    units = np.array([str(s[1]) for s in kept] or [""], dtype=object)[: len(kept)]
+    ways = [direction if isinstance(direction, str) else direction.get(str(s[0]), LOWER)
+            for s in kept]  # fmt: skip
+    values = np.concatenate([np.asarray(s[2], dtype=np.float64) for s in kept]) if kept \
+        else np.empty(0)  # fmt: skip
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        which = int(np.searchsorted(np.cumsum(sizes), bad[0], side="right"))
+        raise FormatError(
+            fmt, f"benchmark {kept[which][0]!r} has a non-finite value {values[bad[0]]!r}",
+            source,
+        )  # fmt: skip
+    starts = np.cumsum(sizes) - sizes
+    columns: dict[str, Any] = {
+        "benchmark": np.repeat(names, sizes),
+        "unit": np.repeat(units, sizes),
+        "value": values,
+        "run": np.arange(values.size, dtype=np.int64) - np.repeat(starts, sizes),
+        "direction": np.repeat(np.array(ways or [""], dtype=object)[: len(kept)], sizes),
+    }
+    for column in extra:
+        columns[column] = np.concatenate([np.asarray(s[3][column]) for s in kept]) if kept \
+            else np.empty(0)  # fmt: skip
+    frame = pd.DataFrame(columns, copy=False)
     return Results(
         frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
     )

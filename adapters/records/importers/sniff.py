@@ -97,8 +97,15 @@ def gunzip(data: bytes, source: str | None = None) -> bytes:
     return out
 
 
+# A byte-order mark and white space before a JSON document's first bracket.
+_JSON_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*")
+
+
 def decode(data: str | bytes, source: str | None = None) -> tuple[Any, str]:
     """``(object, text)``: decoded JSON, or the text itself when it is not JSON.
+
+    The text of bytes that decode as JSON is not kept (``""``): a large
+    file's text would double what reading it costs.
 
     Bytes compressed with gzip are decompressed first. Raises FormatError
     for an empty file and for JSON that does not parse (naming the format
@@ -106,6 +113,15 @@ def decode(data: str | bytes, source: str | None = None) -> tuple[Any, str]:
     """
     if isinstance(data, bytes):
         data = gunzip(data, source)
+        start = _JSON_START.match(data)
+        if start is not None and data[start.end():start.end() + 1] in (b"[", b"{"):
+            # JSON straight from the bytes: no text copy of a large file
+            # beside the decoded object. What fails is read again as text
+            # below, for the message.
+            try:
+                return json.loads(data), ""
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                pass
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

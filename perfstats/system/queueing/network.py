@@ -352,7 +352,11 @@ class ClosedNetwork(_Network):
     queue-length probabilities. The cost grows with the product of
     ``population[c] + 1`` over classes; ``solve`` refuses more than
     :data:`~perfstats.system.queueing.analytic.MAX_MVA_VECTORS` (ten
-    million) such population vectors.
+    million) such population vectors. ``simulate`` refuses more than
+    :data:`~perfstats.system.queueing.simulation.MAX_SIMULATED_USERS` users,
+    and more than
+    :data:`~perfstats.system.queueing.simulation.MAX_USER_REQUESTS` users
+    times requests (recorded and warm-up), naming the limit.
 
     References
     ----------

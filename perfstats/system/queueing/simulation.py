@@ -41,13 +41,29 @@ from .analytic import solve_closed
 from .solution import SimulationResult
 from .station import Station
 
-__all__ = ["MAX_REQUESTS", "check_requests", "simulate_closed", "simulate_open", "simulation_run"]
+__all__ = [
+    "MAX_REQUESTS",
+    "MAX_SIMULATED_USERS",
+    "MAX_USER_REQUESTS",
+    "check_population",
+    "check_requests",
+    "simulate_closed",
+    "simulate_open",
+    "simulation_run",
+]
 
 _BLOCK = 4096
 #: Most requests one simulation runs: ciw advances event by event in Python,
 #: so a run is linear in the requests with a large constant; beyond this a
 #: run would occupy a machine for hours. Means converge long before.
 MAX_REQUESTS = 10**7
+#: Most users a closed network's simulation holds: each is a customer of the
+#: simulation, alive for the whole run.
+MAX_SIMULATED_USERS = 10_000
+#: Most users times requests (recorded and warm-up) one closed simulation
+#: takes on: every event at a processor-sharing station updates each request
+#: there, so the cost grows with both.
+MAX_USER_REQUESTS = 5 * 10**7
 
 
 def _unit_work(gen: np.random.Generator, size: int, scv: float) -> npt.NDArray[np.float64]:
@@ -156,6 +172,34 @@ def check_requests(n_requests: Any) -> int:
             f"runs), got {n:_}"
         )
     return n
+
+
+def check_population(population: Mapping[str, int], n_requests: int, warmup: int) -> int:
+    """The total population, or a ValueError naming the limit it is beyond.
+
+    Examples
+    --------
+    >>> from perfstats.system.queueing.simulation import check_population
+    >>> check_population({"u": 30, "v": 20}, 10_000, 1_000)
+    50
+    """
+    users = int(sum(p for p in population.values() if p > 0))
+    if users > MAX_SIMULATED_USERS:
+        raise ValueError(
+            f"a closed network of {users:,} users is beyond the {MAX_SIMULATED_USERS:,} users "
+            "one simulation holds; solve() gives its mean values (exact MVA, or refused "
+            "beyond its own limit)"
+        )
+    work = users * (n_requests + warmup)
+    if work > MAX_USER_REQUESTS:
+        most = MAX_USER_REQUESTS // users - warmup
+        raise ValueError(
+            f"{users:,} users x {n_requests + warmup:,} requests (recorded and warm-up) is "
+            f"{work:,}, beyond the limit of {MAX_USER_REQUESTS:,} a simulation takes on (each "
+            f"event updates every request at its station); use n_requests <= {max(most, 0):,} "
+            "with this warm-up, or solve()"
+        )
+    return users
 
 
 def simulation_run(n_requests: Any, warmup: Any, rng: Any) -> tuple[int, int, int]:
@@ -379,6 +423,7 @@ def simulate_closed(
     ``n_requests``, ``warmup`` and ``seed`` are those :func:`simulation_run` returns.
     """
     n, w = n_requests, warmup
+    check_population(population, n, w)
     # node 1 is the users' think station (infinite servers), 2.. the stations
     visits = {c: [k + 2 for k, s in enumerate(stations) if c in s.demands] for c in classes}
     users = {c: p for c, p in population.items() if p > 0}

@@ -12,6 +12,7 @@ own conversion checks the format-1 reading.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 import textwrap
@@ -272,3 +273,33 @@ def test_directory_with_another_format_is_not_read_as_criterion(tmp_path: Path) 
     with pytest.raises(FormatError, match="pyperf but is a directory"):
         read(root, format="pyperf")
     assert read(root, format="criterion").format == "criterion"
+
+
+def test_asv_one_number_benchmarks_are_rows_and_the_suite_is_judged(
+    asv_files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perfstats.adapters import gate_files
+    from perfstats.adapters.cli.main import main
+
+    ones = ("bench.Suite.mem_list", "bench.Suite.peakmem_list", "bench.Suite.track_answer")
+    result = gate_files(asv_files["samples"], asv_files["samples"], rng=0, n_resamples=200)
+    for name in ones:
+        row = result[name]
+        assert row.verdict == "inconclusive", name
+        assert (row.n_baseline, row.n_contender) == (1, 1) and row.ratio == 1.0
+        assert "needs at least 2 runs a side" in row.reason
+    for name in ("bench.Suite.time_sum", "bench.Param.time_sum(1)", "bench.Param.time_sum(2)"):
+        assert result[name].verdict in ("equivalent", "inconclusive")
+        assert math.isfinite(result[name].ci_low), name
+    assert result["bench.Suite.time_broken"].verdict == "error" and result.exit_code() == 2
+    # Without the failed benchmark the suite passes; --strict says the rows are undecided.
+    doc = json.loads(asv_files["samples"].read_text())
+    del doc["results"]["bench.Suite.time_broken"]
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps(doc))
+    assert main(["gate", str(ok), str(ok), "--seed", "0", "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    assert all(any(line.startswith(name) and "inconclusive" in line for line in
+                   out.splitlines()) for name in ones)  # fmt: skip
+    assert main(["gate", str(ok), str(ok), "--seed", "0", "--resamples", "200",
+                 "--strict"]) == 3  # fmt: skip
