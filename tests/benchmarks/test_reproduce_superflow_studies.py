@@ -135,6 +135,23 @@ def test_credibility_readings_reproduce_the_scoring(perfstats_data: Path) -> Non
     assert all(w >= c for w, c in zip(wider, counts, strict=True))
 
 
+def test_credibility_study_stops_moved_on_the_grid(perfstats_data: Path) -> None:
+    module = load_benchmark("reproduce_superflow")
+    from benchmarks._traces import load_scope
+
+    warm = load_scope(perfstats_data)["warm"]
+    study = module.credibility_study({"warm": warm}, seeds=[])
+    p25 = study["neighbours"]["warm"][0]
+    # The paper's 61 credible P25s need stops up to four intervals off.
+    assert p25 == {"ours": 56, "reachable_within_intervals": [57, 58, 59, 61]}
+    assert study["variants"]["reference (x[:stop], linear, rint ranks, strict)"]["warm"][0] == 56
+    assert max(v["warm"][0] for v in study["variants"].values()) < 61
+    missed = study["margins"]["warm"]["P25"]
+    assert len(missed) == 9 and missed["Func34"] == [-9, -5]
+    text = "\n".join(module.credibility_report(study, len(warm)))
+    assert "at most 57 (+/-1), 58 (+/-2), 59 (+/-3), 61 (+/-4)" in text
+
+
 def test_gap_reasons() -> None:
     module = load_benchmark("reproduce_superflow")
     assert module.gap_reason("PT4Cloud", "cold", "accuracy", 61.12, 51.30).startswith(
