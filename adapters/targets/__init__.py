@@ -5,6 +5,9 @@
 * :class:`Command`, :class:`Container`, :class:`SSH`, :class:`HttpFunction`,
   :class:`LambdaFunction` (``command``, ``container``, ``ssh``, ``http``,
   ``awslambda``), and the built-in workload (:func:`builtin_target`);
+* benchmarking tools' own suites, one series per benchmark
+  (:class:`~perfstats.adapters.targets.benchmark_suite.BenchmarkSuite`):
+  :class:`GoogleBenchmark` (``gbench``);
 * :data:`TARGETS` and :func:`target_by_name`
   (:mod:`~perfstats.adapters.targets.registry`): the one registry of target
   kinds, used by ``perfstats run`` and A-B suites alike;
@@ -23,6 +26,7 @@ from .builtin import builtin_target
 from .command import Command
 from .connections import HttpClient, Response
 from .container import Container
+from .gbench import GoogleBenchmark
 from .http import HttpFunction
 from .lambda_report import LambdaReport, find_report, parse_report
 from .processes import Outcome, ProcessRunner
@@ -37,6 +41,7 @@ __all__ = [
     "WALL_UNIT",
     "Command",
     "Container",
+    "GoogleBenchmark",
     "HttpClient",
     "HttpFunction",
     "LambdaFunction",

@@ -17,6 +17,7 @@ from .awslambda import LambdaFunction
 from .base import Target
 from .command import Command
 from .container import Container
+from .gbench import GoogleBenchmark
 from .http import HttpFunction
 from .ssh import SSH
 
@@ -26,6 +27,7 @@ TARGETS: dict[str, type[Target]] = {
     "ssh": SSH,
     "http": HttpFunction,
     "lambda": LambdaFunction,
+    "gbench": GoogleBenchmark,
 }
 
 # For each kind, the constructor argument that a lone positional word may
@@ -61,7 +63,7 @@ def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -
     >>> target_by_name("rocket", [], {})
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of command, container, http, lambda, ssh; got 'rocket'
+    ValueError: target must be one of command, container, gbench, http, lambda, ssh; got 'rocket'
     """
     key = kind.lower() if isinstance(kind, str) else kind
     if key not in TARGETS:
