@@ -7,7 +7,7 @@
   ``awslambda``), and the built-in workload (:func:`builtin_target`);
 * benchmarking tools' own suites, one series per benchmark
   (:class:`~perfstats.adapters.targets.benchmark_suite.BenchmarkSuite`):
-  :class:`GoogleBenchmark` (``gbench``);
+  :class:`GoogleBenchmark` (``gbench``), :class:`GoTest` (``gotest``);
 * :data:`TARGETS` and :func:`target_by_name`
   (:mod:`~perfstats.adapters.targets.registry`): the one registry of target
   kinds, used by ``perfstats run`` and A-B suites alike;
@@ -27,6 +27,7 @@ from .command import Command
 from .connections import HttpClient, Response
 from .container import Container
 from .gbench import GoogleBenchmark
+from .gotest import GoTest
 from .http import HttpFunction
 from .lambda_report import LambdaReport, find_report, parse_report
 from .processes import Outcome, ProcessRunner
@@ -41,6 +42,7 @@ __all__ = [
     "WALL_UNIT",
     "Command",
     "Container",
+    "GoTest",
     "GoogleBenchmark",
     "HttpClient",
     "HttpFunction",

@@ -20,6 +20,7 @@ benchmarks.
 from __future__ import annotations
 
 import itertools
+import re
 import signal
 import tempfile
 import threading
@@ -142,6 +143,17 @@ class BenchmarkSuite(LocalProgram, Target):
             )
         return self._measure(wanted)
 
+    def prepare(self) -> None:
+        """Do now what the first round would do before the tool runs (build, list, calibrate).
+
+        Failures raise :class:`RoundFailed`; the first round does this itself
+        when it has not been done.
+        """
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Build, list or calibrate what every round needs (cached)."""
+
     def scratch_path(self, suffix: str) -> str:
         """A fresh file name in this target's scratch folder (removed on close)."""
         return f"{self._scratch.name}/{next(self._numbers)}{suffix}"
@@ -222,14 +234,27 @@ class BenchmarkSuite(LocalProgram, Target):
             series=series,
         )
 
-    def failure(self, out: Outcome, benchmark: str | None, *, done: int = 0) -> RoundFailed:
+    def failure(
+        self,
+        out: Outcome,
+        benchmark: str | None,
+        *,
+        done: int = 0,
+        last: str | None = None,
+        detail: str | None = None,
+    ) -> RoundFailed:
         """A failed round from a process of the tool that ended badly, naming ``benchmark``.
 
         ``benchmark`` is the one the tool was in when it ended (None when
-        unknown); ``done`` how many had finished before it.
+        unknown); ``done`` how many had finished before it, ``last`` the
+        last of them (said when ``benchmark`` is unknown); ``detail`` the
+        line of its output that says why (default: the last line of its
+        standard error, or of its output).
         """
         where = f" in {benchmark}" if benchmark else ""
         after = f" after {done} benchmark{'s' if done != 1 else ''}" if done else ""
+        if after and last and not benchmark:
+            after += f" (the last finished: {last})"
         status = ERROR
         if out.start_error is not None:
             problem = out.start_error
@@ -248,6 +273,8 @@ class BenchmarkSuite(LocalProgram, Target):
             # "exit status 2: <the last line of its output>", placed after the benchmark.
             code = f"exit status {out.returncode}"
             problem = (out.failure() or code).replace(code, f"{code}{where}{after}", 1)
+            if detail:
+                problem = f"{code}{where}{after}: {detail}"
         extra: dict[str, Any] = {"wall_ns": out.wall_ns, "returncode": out.returncode}
         if benchmark:
             extra["benchmark"] = benchmark
@@ -287,3 +314,22 @@ def signal_name(number: int) -> str:
 def _first(names: Sequence[str]) -> str:
     shown = ", ".join(names[:3])
     return f"{shown}, ..." if len(names) > 3 else shown
+
+
+_SPECIAL = re.compile(r"([\\.\[\](){}*+?|^$])")
+
+
+def escape_regex(name: str) -> str:
+    """``name`` with the characters special to POSIX, ECMAScript and RE2 expressions escaped.
+
+    Tools match benchmark names with regular expressions of their own
+    flavour; these characters are special in all of them, and a backslash
+    before them means the character itself in all of them.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.benchmark_suite import escape_regex
+    >>> escape_regex("BM_sort/1.5/threads:2")
+    'BM_sort/1\\\\.5/threads:2'
+    """
+    return _SPECIAL.sub(r"\\\1", name)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
@@ -13,7 +12,7 @@ from ..records.importers.gbench import NAME, runs
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
-from .benchmark_suite import BenchmarkSuite, Round, RoundFailed
+from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, escape_regex
 
 FILTER = "--benchmark_filter="
 # Options each round sets itself: one repetition, JSON to a file of ours.
@@ -25,8 +24,6 @@ _OURS = (
     "--benchmark_report_aggregates_only",
     "--benchmark_display_aggregates_only",
 )
-# What POSIX extended and ECMAScript regular expressions both treat as special.
-_SPECIAL = re.compile(r"([\\.\[\](){}*+?|^$])")
 METRICS = ("real_time", "cpu_time")
 
 
@@ -103,6 +100,9 @@ repetition, JSON to a file); leave it out
         self.metric = metric
         self.name = label or f"gbench {show_argv(self.argv)}"
         self._listed: list[str] | None = None
+
+    def _prepare(self) -> None:
+        self._list()
 
     def _list(self) -> list[str]:
         """The benchmarks the user's options select, in the order the binary runs them."""
@@ -220,7 +220,7 @@ def name_filter(names: Sequence[str]) -> str:
     >>> name_filter(["BM_a/threads:2", "BM_b/1.5"])
     '--benchmark_filter=^(BM_a/threads:2|BM_b/1\\\\.5)$'
     """
-    return FILTER + "^(" + "|".join(_SPECIAL.sub(r"\\\1", n) for n in names) + ")$"
+    return FILTER + "^(" + "|".join(escape_regex(n) for n in names) + ")$"
 
 
 def decode_partial(text: str) -> tuple[dict[str, Any], bool]:

@@ -18,6 +18,7 @@ from .base import Target
 from .command import Command
 from .container import Container
 from .gbench import GoogleBenchmark
+from .gotest import GoTest
 from .http import HttpFunction
 from .ssh import SSH
 
@@ -28,6 +29,7 @@ TARGETS: dict[str, type[Target]] = {
     "http": HttpFunction,
     "lambda": LambdaFunction,
     "gbench": GoogleBenchmark,
+    "gotest": GoTest,
 }
 
 # For each kind, the constructor argument that a lone positional word may
@@ -63,7 +65,8 @@ def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -
     >>> target_by_name("rocket", [], {})
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of command, container, gbench, http, lambda, ssh; got 'rocket'
+    ValueError: target must be one of command, container, gbench, gotest, http, lambda, ssh; \
+got 'rocket'
     """
     key = kind.lower() if isinstance(kind, str) else kind
     if key not in TARGETS:
