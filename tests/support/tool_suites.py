@@ -258,6 +258,8 @@ def work(loops, spread):
 def crash(loops):
     if flag("crash"):
         os.abort()
+    if flag("hang"):
+        time.sleep(60)
     return work(loops, 0.0)
 
 
@@ -270,6 +272,10 @@ if os.environ.get("TOOL_FAULTS"):
     if not flag("vanish"):
         runner.bench_time_func("flaky", work, 0.0)
 '''
+
+
+#: Options that keep a pyperf worker short.
+PYPERF_QUICK = ["--min-time=0.002"]
 
 
 def pyperf_script(folder: Path, source: str = PYPERF_NOISE, name: str = "bench.py") -> Path:
