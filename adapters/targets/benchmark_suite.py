@@ -116,6 +116,8 @@ class BenchmarkSuite(LocalProgram, Target):
         self._scratch = tempfile.TemporaryDirectory(prefix=f"perfstats-{self.kind}-")
         self._numbers = itertools.count()
         self._in_flight = 0
+        # Rounds in parallel (concurrency > 1) build, list or calibrate once.
+        self._prepare_lock = threading.Lock()
 
     @property
     def series_names(self) -> tuple[str, ...]:
@@ -149,7 +151,8 @@ class BenchmarkSuite(LocalProgram, Target):
         Failures raise :class:`RoundFailed`; the first round does this itself
         when it has not been done.
         """
-        self._prepare()
+        with self._prepare_lock:
+            self._prepare()
 
     def _prepare(self) -> None:
         """Build, list or calibrate what every round needs (cached)."""
@@ -177,6 +180,7 @@ class BenchmarkSuite(LocalProgram, Target):
     def _measure_round(self, only: frozenset[str] | None) -> Measurement:
         started_at = utc_now()
         try:
+            self.prepare()
             result = self._round(only)
         except RoundFailed as exc:
             return Measurement.failure(
