@@ -317,7 +317,7 @@ def test_ctrl_c_during_a_round_stops_the_run_and_keeps_the_record(
     try:
         wait_for(lambda: rows(tmp_path / "run.csv") >= 2, 120, "two recorded rounds")
         set_flag(flags, "hang")
-        time.sleep(1.0)  # the next round sits in BM_hang
+        time.sleep(3.0)  # the next round sits in BM_hang
         os.kill(driver.pid, signal.SIGINT)
         _, err = driver.communicate(timeout=60)
     finally:
