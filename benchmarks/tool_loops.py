@@ -184,6 +184,7 @@ class Overhead:
 
     tool: str
     benchmarks: int
+    series: int
     rounds: int
     process_ms: float
     target_ms: float
@@ -230,7 +231,8 @@ def overhead(tool: str, folder: Path, rounds: int, make_rule: Callable[[], Any])
             bare.append(time.perf_counter_ns() - t0 - e.extra["wall_ns"])
     return Overhead(
         tool=tool,
-        benchmarks=len(names),
+        benchmarks=len({n.rpartition(" ")[0] if tool == "gotest" else n for n in names}),
+        series=len(names),
         rounds=rounds,
         process_ms=statistics.median(process) / 1e6,
         target_ms=statistics.median(target) / 1e6,
@@ -253,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
                         "reports (gbench, gotest)")  # fmt: skip
     parser.add_argument("--no-overhead", action="store_true",
                         help="skip the rounds of the 50-benchmark suites")  # fmt: skip
+    parser.add_argument("--no-loops", action="store_true",
+                        help="only the rounds of the 50-benchmark suites")  # fmt: skip
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
@@ -267,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
           f"cap {args.max_rounds} values; judged: each benchmark's {args.judge}")  # fmt: skip
     loops, costs = [], []
     with tempfile.TemporaryDirectory(prefix="tool-loops-") as tmp:
-        for tool in tools:
+        for tool in [] if args.no_loops else tools:
             target, only = suite_target(tool, Path(tmp) / tool, args.judge)
             with target:
                 outcome = stop_loop(target, make_rule, max_rounds=args.max_rounds, only=only)
@@ -293,9 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         for tool in [t for t in tools if t in ("gbench", "gotest") and not args.no_overhead]:
             cost = overhead(tool, Path(tmp) / f"{tool}-wide", args.overhead_rounds, make_rule)
             costs.append(cost)
-            print(f"\n{tool}, {cost.benchmarks} benchmarks, median of {cost.rounds} rounds: "
-                  f"process {cost.process_ms:.1f} ms; beyond it: target "
-                  f"{cost.target_ms:.2f} ms + {cost.benchmarks} monitors "
+            print(f"\n{tool}, {cost.benchmarks} benchmarks ({cost.series} series), median of "
+                  f"{cost.rounds} rounds: process {cost.process_ms:.1f} ms; beyond it: target "
+                  f"{cost.target_ms:.2f} ms + {cost.series} monitors "
                   f"{cost.monitors_ms:.2f} ms = {cost.total_ms:.2f} ms "
                   f"(<= 5 ms: {'yes' if cost.total_ms <= 5 else 'NO'}); empty round "
                   f"(command target, same binary, nothing read) {cost.empty_ms:.2f} ms, "
