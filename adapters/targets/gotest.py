@@ -118,6 +118,8 @@ class GoTest(BenchmarkSuite):
                              f"got {metrics!r}")  # fmt: skip
         self.metrics = None if metrics is None else tuple(metrics)
         self.package = package
+        self.go = go
+        self.arguments = list(argv)
         self.benchmem = bool(benchmem)
         self.bench = bench
         self.flags: list[str] = []
@@ -212,8 +214,11 @@ class GoTest(BenchmarkSuite):
         return Round(out.wall_ns, series, {"returncode": out.returncode})
 
     def _config(self) -> dict[str, Any]:
+        # argv as given (the package and its flags): the metadata rebuilds this target.
         return {
             **self.suite_config(),
+            "argv": self.arguments,
+            "go": self.go,
             "bench": self.bench,
             "benchmem": self.benchmem,
             "metrics": None if self.metrics is None else list(self.metrics),

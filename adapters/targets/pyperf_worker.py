@@ -89,11 +89,13 @@ class PyperfScript(BenchmarkSuite):
             raise ValueError(f"{NAME}: argv must be a script and its options; got {argv!r}")
         script = argv[0]
         program = list(argv)
+        interpreter = None
         if isinstance(script, str) and script.endswith(".py"):
             where = script if cwd is None else os.path.join(cwd, script)
             if not os.path.isfile(where):
                 raise ValueError(f"{NAME}: script {script!r} not found")
-            program = [python or sys.executable, *argv]
+            interpreter = python or sys.executable
+            program = [interpreter, *argv]
         super().__init__(
             program, timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd, cpus=cpus
         )
@@ -105,6 +107,8 @@ class PyperfScript(BenchmarkSuite):
         self.warmups = _count(warmups, "warmups", 0)
         self.values = _count(values, "values", 1)
         self.script = str(script)
+        self.arguments = list(argv)
+        self.python = interpreter
         self.name = label or f"pyperf {show_argv(argv)}"
         self._tasks: dict[str, tuple[int, int]] | None = None  # name -> (task, loops)
 
@@ -185,8 +189,11 @@ class PyperfScript(BenchmarkSuite):
         return Round(wall, series)
 
     def _config(self) -> dict[str, Any]:
+        # argv as given (the script and its options): the metadata rebuilds this target.
         return {
             **self.suite_config(),
+            "argv": self.arguments,
+            "python": self.python,
             "loops": self.loops,
             "warmups": self.warmups,
             "values": self.values,

@@ -331,3 +331,15 @@ def test_ctrl_c_during_a_round_stops_the_run_and_keeps_the_record(
     assert binary.name not in subprocess.run(
         ["ps", "-eo", "comm"], capture_output=True, text=True
     ).stdout.split()
+
+
+def test_the_recorded_settings_rebuild_the_target(binary: Path) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK], metric="cpu_time", label="suite") as t:
+        assert rebuilt(t.config()) == t.config()
+
+
+def rebuilt(config: dict) -> dict:
+    """The settings of the target built again from recorded settings, as a rerun builds it."""
+    options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
+    with target_by_name(config["kind"], config["argv"], {**options, "label": config["name"]}) as t:
+        return t.config()

@@ -202,3 +202,13 @@ def _child_running(suffix: str) -> int:
         if int(stat.rpartition(")")[2].split()[1]) == me and cmd[0].decode().endswith(suffix):
             return int(entry)
     raise AssertionError(f"no child process ending in {suffix!r} is running")
+
+
+def test_the_recorded_settings_rebuild_the_target(module) -> None:
+    folder, env = module
+    with GoTest(["./suite", *QUICK], cwd=str(folder), env=env, metrics=["sec/op"]) as t:
+        config = t.config()
+    assert config["argv"] == ["./suite", *QUICK] and config["go"] == "go"
+    options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
+    with target_by_name("gotest", config["argv"], {**options, "label": config["name"]}) as again:
+        assert again.config() == config

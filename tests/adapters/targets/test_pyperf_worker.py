@@ -206,3 +206,12 @@ def _worker_of_task(task: int, timeout: float = 60) -> int:
                 return int(entry)
         time.sleep(0.05)
     raise AssertionError(f"no worker of task {task} started within {timeout} s")
+
+
+def test_the_recorded_settings_rebuild_the_target(script: Path) -> None:
+    with PyperfScript([str(script), *PYPERF_QUICK], warmups=2) as t:
+        config = t.config()
+    assert config["argv"] == [str(script), *PYPERF_QUICK] and config["python"] == sys.executable
+    options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
+    with target_by_name("pyperf", config["argv"], {**options, "label": config["name"]}) as again:
+        assert again.config() == config
