@@ -54,22 +54,84 @@ Examples
 {'run': [1, 2, 3], 'status': ['ok', 'ok', 'ok']}
 """
 
+import importlib
+import importlib.abc
+import importlib.machinery
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from .ab.file_gate import gate_files
-from .driver import RunResult, TargetFailed, run
-from .records import Measurement, read_record
-from .records import importers as io
-from .targets import (
-    SSH,
-    Command,
-    Container,
-    HttpFunction,
-    LambdaFunction,
-    LambdaReport,
-    Target,
-    parse_report,
-)
+if TYPE_CHECKING:
+    from .ab.file_gate import gate_files
+    from .driver import RunResult, TargetFailed, run
+    from .records import Measurement, read_record
+    from .records import importers as io
+    from .targets import (
+        SSH,
+        Command,
+        Container,
+        HttpFunction,
+        LambdaFunction,
+        LambdaReport,
+        Target,
+        parse_report,
+    )
+
+# Loaded on first use: a pytest run loads this package for the plugin's
+# entry point, and should not pay for the A-B analysis and the driver then.
+_WHERE = {
+    "gate_files": ".ab.file_gate",
+    "RunResult": ".driver",
+    "TargetFailed": ".driver",
+    "run": ".driver",
+    "Measurement": ".records",
+    "read_record": ".records",
+    "SSH": ".targets",
+    "Command": ".targets",
+    "Container": ".targets",
+    "HttpFunction": ".targets",
+    "LambdaFunction": ".targets",
+    "LambdaReport": ".targets",
+    "Target": ".targets",
+    "parse_report": ".targets",
+}
+_IO = "records.importers"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "io":
+        return importlib.import_module(f"{__name__}.{_IO}")
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _IoAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import perfstats.adapters.io`` gives the importers, as ``os.path`` gives posixpath."""
+
+    name = f"{__name__}.io"
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.name:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: Any) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{_IO}")
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The importers' module is already executed; the alias adds nothing.
+        return None
+
+
+if not any(isinstance(f, _IoAlias) for f in sys.meta_path):
+    sys.meta_path.append(_IoAlias())
 
 __all__ = [
     "SSH",
@@ -88,8 +150,3 @@ __all__ = [
     "read_record",
     "run",
 ]
-
-# ``import perfstats.adapters.io`` works as ``import os.path`` does: the
-# importers are one subpackage of records, and a new top-level module would
-# sit outside the layers.
-sys.modules.setdefault(f"{__name__}.io", io)

@@ -86,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     # rules
     "Decision": "rules.decision",
     "Monitor": "rules.monitor",
+    "MultiMonitor": "rules.monitor",
     # system
     "CallGraph": "system.callgraph",
     "LocalDeviation": "system.deviation",
@@ -180,7 +181,7 @@ if TYPE_CHECKING:
     from .regression_gate.verdicts import BenchmarkVerdict, GateResult, gate, parse_threshold
     from .replay import scoring
     from .rules.decision import Decision
-    from .rules.monitor import Monitor
+    from .rules.monitor import Monitor, MultiMonitor
     from .system import queueing
     from .system.calibration import Calibration, calibrate
     from .system.callgraph import CallGraph
@@ -226,6 +227,7 @@ __all__ = [
     "LocalDeviation",
     "Modes",
     "Monitor",
+    "MultiMonitor",
     "PossibleChanges",
     "Propagation",
     "RankTest",

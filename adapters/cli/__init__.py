@@ -9,6 +9,20 @@ the one-line error parser, rule and output options),
 :func:`main` (:mod:`~perfstats.adapters.cli.main`) is the console script.
 """
 
-from .main import main
+import importlib
+from typing import Any
 
 __all__ = ["main"]
+
+
+def __getattr__(name: str) -> Any:
+    # The console script's ``main`` is loaded on first use: the pytest plugin
+    # lives in this package, and a pytest run should not load every
+    # subcommand for it. Importing the submodule ``main`` binds it on this
+    # package; the function then takes its place, as an eager
+    # ``from .main import main`` did.
+    if name == "main":
+        value = importlib.import_module(".main", __name__).main
+        globals()["main"] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -67,6 +67,17 @@ def output_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
+def metric_argument(p: argparse.ArgumentParser) -> None:
+    """``--metric NAME``: which series of a record with several to read (default the primary)."""
+    p.add_argument(
+        "--metric",
+        default="value",
+        metavar="NAME",
+        help="for a record with several series (benchmarks, metrics): the series to read "
+        "(default: value, the primary value)",
+    )
+
+
 def names_argument(p: argparse.ArgumentParser) -> None:
     """``--names``: how a record's benchmark is named (the gate and history read records alike)."""
     from ..ab.inputs import NAMES

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from perfstats.planning.faas_cost import FaasPrices
@@ -15,6 +16,7 @@ from ..driver.rerun import experiment_from_metadata, read_experiment_metadata
 from ..driver.result import RunResult
 from ..driver.stop_loop import run
 from ..driver.warmup import AUTO
+from ..records.terminal import for_terminal
 from ..report.billing import cost_text, load_prices, run_cost
 from ..report.formatting import quantity
 from ..report.summary import counts, percentile_rows
@@ -61,8 +63,13 @@ examples:
 target options (-t key=value) are the keyword arguments of the target classes
 in perfstats.adapters: command (timeout, env, cwd, regex, json_field, unit,
 cpus: pin each run to these CPUs, e.g. -t cpus=[1]; a command is not pinned
-unless asked),
-container (image, engine, mode, network, ...), ssh (host, port, user, key,
+unless asked; series beside the value: CPU time and peak memory always
+(-t rusage=False turns them off), -t perf=True or -t "perf=['task-clock']"
+for perf counters, -t energy=True for RAPL energy, -t "metrics=[{'name':
+'rps', 'regex': 'rps=(\\d+)', 'direction': 'higher'}]" for more numbers read
+from the output),
+container (image, engine, mode, network, cgroup=True for a warm container's
+CPU time and memory peak, metrics, ...), ssh (host, port, user, key,
 known_hosts, ...), http (method, payload, headers, timeout, ...), lambda
 (region, payload, force_cold, metric, endpoint_url, ...). Values are Python
 literals when they parse as one (0.01, true, (0.25, 0.5), {"a": "1"}), else
@@ -145,6 +152,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="stop after K failures in a row (default 5)",
     )
     p.add_argument(
+        "--stop-when",
+        default="all",
+        metavar="all|any|SERIES",
+        help="for a target that gives several series (benchmarks, metrics), each judged by "
+        "its own copy of the rule: stop when all have stopped (default), any has, or the "
+        "series SERIES has ('value' is the primary value)",
+    )
+    p.add_argument(
         "--prices",
         metavar="FILE",
         help="price table for FaaS targets (JSON or TOML with date and region)",
@@ -200,6 +215,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         progress=progress,
         rng=args.seed,
         max_failures=args.max_failures,
+        stop_when=args.stop_when,
     )
     show_run(
         result, as_json=args.json, prices=prices, memory_mb=args.memory_mb,
@@ -223,6 +239,7 @@ _RECORDED: tuple[tuple[str, Any, str], ...] = (
     ("warmup", 0, "--warmup"),
     ("max_warmup", None, "--max-warmup"),
     ("max_failures", 5, "--max-failures"),
+    ("stop_when", "all", "--stop-when"),
 )
 
 
@@ -284,6 +301,11 @@ def show_run(
     )  # fmt: skip
     priced = cost_text(cost, target_config)
     capped = diagnose_cap(result)
+    if len(result.decisions) > 1 and result.capped:
+        # Each capped series is diagnosed in the series section below.
+        shown_cap = None
+    else:
+        shown_cap = capped
     if as_json:
         emit_json(
             {
@@ -301,6 +323,8 @@ def show_run(
                 "cost": cost,
                 "warmup": _auto_warmup(result),
                 "cap": None if capped is None else capped.to_dict(),
+                "stop_when": result.stop_when,
+                "series": _series_json(result),
             }
         )
         return
@@ -315,7 +339,9 @@ def show_run(
     if result.record:
         out(f"record   {result.record}")
     out()
-    out("decision trajectory")
+    several = len(result.decisions) > 1
+    own = result.stop_when if result.stop_when not in ("all", "any") else result.series_names[0]
+    out("decision trajectory" + (f" of {for_terminal(own)}" if several else ""))
     out(trajectory(result.history))
     out()
     out(
@@ -327,8 +353,8 @@ def show_run(
     if priced is not None:
         out(f"cost: {priced}")
     out(f"decision: {result.decision.reason}")
-    if capped is not None:
-        for line in capped.lines(lambda v: quantity(v, unit)):
+    if shown_cap is not None:
+        for line in shown_cap.lines(lambda v: quantity(v, unit)):
             out(line)
     warmup = _auto_warmup(result)
     if warmup:
@@ -340,6 +366,61 @@ def show_run(
         out(f"warm-up (auto): {found}" + (" (capped)" if warmup.get("capped") else ""))
     out()
     out(intervals_text(intervals, unit))
+    if len(result.decisions) > 1:
+        out()
+        out(series_text(result))
+        described = result.metadata.get("series") or {}
+        for name in result.capped:
+            diagnosis = diagnose_cap(result, name)
+            if diagnosis is None or result.stopped_by != "max_n":
+                continue
+            its_unit = str((described.get(name) or {}).get("unit", unit))
+            out()
+            out(f"series {for_terminal(name)}:")
+            for line in diagnosis.lines(partial(_show_in, unit=its_unit)):
+                out(f"  {line}")
+
+
+def _show_in(value: float, unit: str) -> str:
+    return quantity(value, unit)
+
+
+def _series_json(result: RunResult) -> dict[str, Any]:
+    """Every series' decision, judgements and judged runs (JSON output)."""
+    return {
+        name: {
+            "decision": decision,
+            "history": [d.to_dict() for d in result.histories.get(name, ())],
+            "n": int(result.series_values(name).size),
+            "capped": name in result.capped,
+            "abandoned": result.abandoned.get(name),
+        }
+        for name, decision in result.decisions.items()
+    }
+
+
+def series_text(result: RunResult) -> str:
+    """One line per series: stopped or going, after how many runs, why; the capped named.
+
+    Then each series' decision trajectory.
+    """
+    width = max(len(n) for n in result.series_names)
+    lines = [f"series (stop when {result.stop_when})"]
+    for name in result.series_names:
+        d = result.decisions[name]
+        state = "stop" if d.stop else "go"
+        if name in result.abandoned:
+            state = "gone"
+        lines.append(f"  {for_terminal(name):<{width}}  {state:<4}  n={d.n:<6} {d.reason}")
+    if result.capped:
+        names = ", ".join(for_terminal(n) for n in result.capped)
+        lines.append(f"reached the cap before their rule stopped: {names}")
+    for name, reason in result.abandoned.items():
+        lines.append(f"no longer waited for: {for_terminal(name)} ({reason})")
+    for name in result.series_names[1:]:
+        lines += ["", f"decision trajectory of {for_terminal(name)}"]
+        lines.append(trajectory(result.histories.get(name, ())))
+    return "\n".join(lines)
 
 
 def _auto_warmup(result: RunResult) -> dict[str, Any] | None:

@@ -208,13 +208,18 @@ interval (or reach its own minimum of runs)
         return ""
 
 
-def diagnose_cap(result: RunResult) -> CapDiagnosis | None:
+def diagnose_cap(result: RunResult, series: str | None = None) -> CapDiagnosis | None:
     """Why a run ended at its cap, or None when its rule stopped it (or it failed).
 
     Parameters
     ----------
     result : RunResult
         What :func:`perfstats.adapters.run` returned.
+    series : str, optional
+        For a run over several series, the series to diagnose (default:
+        the run's own decision's series if it reached the cap, else the
+        first series that did); None is returned for a series that did
+        not reach the cap.
 
     Returns
     -------
@@ -235,6 +240,14 @@ def diagnose_cap(result: RunResult) -> CapDiagnosis | None:
         return None
     x = result.values
     decision = result.decision
+    if result.decisions:
+        if series is None and not decision.details.get("max_n_reached") and result.capped:
+            series = result.capped[0]
+        if series is not None:
+            if result.stopped_by == "max_n" and series not in result.capped:
+                return None
+            x = result.series_values(series)
+            decision = result.decisions[series]
     reason = str(decision.details.get("rule_reason", decision.reason))
     rule = result.metadata.get("rule") or {}
     target = result.metadata.get("target") or {}

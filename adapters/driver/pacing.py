@@ -4,11 +4,27 @@ Each run interval invokes the target until the rule's ``interval`` more
 successes have arrived, keeping at most ``concurrency`` invocations in
 flight and ``spacing`` seconds between them; every measurement is stored
 (record row, flushed) the moment it arrives, then the interval's values go
-to the :class:`perfstats.Monitor` in run order.
+to the :class:`perfstats.MultiMonitor` in run order.
+
+Series: the primary value is the series :data:`PRIMARY` (``"value"``, the
+record's ``value`` column); each named series of a measurement
+(:attr:`Measurement.series`) is another, judged by its own copy of the rule
+(the primary gets the rule object itself). A round is as long as the
+fewest runs any active series needs to reach its next judgement. The run
+ends by ``stop_when``: ``"all"`` (every series stopped), ``"any"``, or a
+series name. Once some named series have stopped, a target whose
+``selects_series`` is true is invoked through ``invoke_only`` with the
+named series still going (with all of them, or with none left but the
+primary, through ``invoke``). A series asked for that is missing from an
+ok invocation, or that the target reports as failed, gets an ``error`` row
+in the series table for that run; after ``max_failures`` such misses in a
+row the series is abandoned (named in the metadata) and no longer holds
+the run up.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -22,11 +38,20 @@ import pandas as pd
 
 from perfstats.rules import Rule
 from perfstats.rules.decision import Decision
-from perfstats.rules.monitor import Monitor
+from perfstats.rules.monitor import STOP_WHEN, Monitor, MultiMonitor
 
 from ..records.measurement import Measurement, one_line, utc_now
 from ..records.plain import plain
-from ..records.record import MEASURE, WARMUP, Record, frame, row_of
+from ..records.record import FORMAT, MEASURE, SERIES_FORMAT, WARMUP, Record, frame, row_of
+from ..records.series import SeriesValue
+from ..records.series_table import (
+    PRIMARY,
+    SeriesTable,
+    describe,
+    series_frame,
+    series_row,
+    series_values,
+)
 from ..records.terminal import for_terminal
 from ..targets.base import Target
 from .failures import TargetFailed
@@ -47,6 +72,7 @@ class Settings:
     warmup: int | str
     max_failures: int
     max_warmup: int | None = None
+    stop_when: str = "all"
 
 
 class Session:
@@ -65,15 +91,37 @@ class Session:
         settings: Settings,
         progress: bool,
         started: float,
+        series_table: SeriesTable | None = None,
     ) -> None:
         self.target = target
         self.rule = rule
         self.record = record
+        self.series_table = series_table
         self.settings = settings
         self.started = started
         self.deadline = None if settings.max_seconds is None else started + settings.max_seconds
-        self.monitor = Monitor(rule, max_n=settings.max_n)
+        self.multi = self._new_multi()
         existing = record.existing if record is not None else frame([])
+        old_series = series_table.existing if series_table is not None else series_frame([])
+        self.metadata: dict[str, Any] = {}
+        #: Every named series seen (recorded or new), with its description.
+        self.known: dict[str, dict[str, str]] = {}
+        recorded = record.metadata.get("series") if record is not None else None
+        if isinstance(recorded, Mapping):
+            self.known.update({str(k): dict(v) for k, v in recorded.items()})
+        for name in old_series["series"].unique():
+            self.known.setdefault(str(name), {"unit": "", "direction": "lower", "source": ""})
+        self.series_rows: list[dict[str, Any]] = []
+        self.old_series = old_series
+        self.misses: dict[str, int] = {}
+        self.abandoned: dict[str, str] = {}
+        ok_main = existing[existing["status"] == "ok"]["run"]
+        good = old_series[(old_series["status"] == "ok") & old_series["run"].isin(ok_main)]
+        #: Every ok value of every named series, (run, value), for the warm-up's restarts.
+        self.series_ok: dict[str, list[tuple[int, float]]] = {
+            str(name): sorted(zip(g["run"].astype(int), g["value"].astype(float), strict=True))
+            for name, g in good.groupby("series", sort=False)
+        }
         self.existing = existing
         self.rows: list[dict[str, Any]] = []
         self.next_run = int(existing["run"].max()) + 1 if len(existing) else 1
@@ -86,16 +134,183 @@ class Session:
         self._resumed_measures = int((existing["phase"] == MEASURE).sum())
         resumed = judged_values(existing)
         if resumed.size:
-            self.monitor.add(resumed)
+            batch = {PRIMARY: resumed}
+            for name in self.known:
+                batch[name] = series_values(existing, old_series, name)
+            self.multi.add(batch)
             self.bar.update(resumed.size)
         self.warmup: AutoWarmup | None = None
         self.ok_runs: list[tuple[int, float]] = []
         if settings.warmup == AUTO:
             self._start_auto_warmup(existing)
 
+    # -- series ----------------------------------------------------------
+
+    def _new_multi(self) -> MultiMonitor:
+        """A MultiMonitor whose primary series judges with the rule itself, the others a copy."""
+        rule = self.rule
+        spare = copy.deepcopy(rule)
+        first = [rule]
+
+        def make() -> Rule:
+            return first.pop() if first else copy.deepcopy(spare)
+
+        return MultiMonitor(
+            make, [PRIMARY], max_n=self.settings.max_n, stop_when=self.settings.stop_when
+        )
+
+    @property
+    def monitor(self) -> Monitor:
+        """The primary series' monitor."""
+        return self.multi[PRIMARY]
+
+    def _active(self) -> list[str]:
+        return [n for n in self.multi.active if n not in self.abandoned]
+
+    def _done(self) -> bool:
+        """Whether the run has stopped by ``stop_when`` (abandoned series aside)."""
+        when = self.settings.stop_when
+        if when == "all":
+            return not self._active()
+        if when not in STOP_WHEN and when in self.abandoned:
+            raise TargetFailed(
+                f"series {when!r} of target {self.target.name!r}, which --stop-when names, "
+                f"missed {self.settings.max_failures} runs in a row; last: {self.abandoned[when]}",
+                None,
+            )
+        return self.multi.stopped
+
+    def _need(self) -> int:
+        """Successful runs until the first active series reaches its next judgement."""
+        size = self.rule.interval
+        needs = []
+        for name in self._active() or [PRIMARY]:
+            n = self.multi[name].data.size
+            goal = (n // size + 1) * size
+            if self.settings.max_n is not None:
+                goal = min(goal, self.settings.max_n)
+            needs.append(goal - n)
+        return max(1, min(needs))
+
+    def _asked(self) -> frozenset[str] | None:
+        """The series to ask the target for (None: all, through ``invoke``)."""
+        if not self.target.selects_series:
+            return None
+        named = [n for n in self.known if n in self.multi.monitors]
+        going = [n for n in self._active() if n != PRIMARY]
+        if not going or len(going) == len(named):
+            return None
+        return frozenset(going)
+
+    def _judge(self, oks: list[tuple[int, Measurement]]) -> Decision:
+        """Give the successful runs' values to every series' monitor, in run order."""
+        batch: dict[str, list[float]] = {name: [] for name in self.known}
+        batch[PRIMARY] = []
+        for _, m in oks:
+            assert m.value is not None
+            batch[PRIMARY].append(m.value)
+            for name, item in m.series.items():
+                if item.value is not None:
+                    batch[name].append(item.value)
+        self.multi.add(batch)
+        self._check_stop_when()
+        return self.monitor.decision
+
+    def _check_stop_when(self) -> None:
+        when = self.settings.stop_when
+        if when in STOP_WHEN or when == PRIMARY or when in self.known:
+            return
+        if self.ok_runs:
+            gives = ", ".join(map(repr, [PRIMARY, *self.known]))
+            raise ValueError(
+                f"stop_when names the series {when!r}, which target {self.target.name!r} "
+                f"does not give (it gives {gives})"
+            )
+
+    def _stopped_by(self) -> str:
+        when = self.settings.stop_when
+        decisions = self.multi.decisions
+        if when == "all":
+            deciding = [n for n in decisions if n not in self.abandoned]
+            capped = any(decisions[n].details.get("max_n_reached") for n in deciding)
+        elif when == "any":
+            stopped = [d for d in decisions.values() if d.stop]
+            capped = bool(stopped) and all(d.details.get("max_n_reached") for d in stopped)
+        else:
+            capped = bool(decisions[when].details.get("max_n_reached"))
+        return "max_n" if capped else "rule"
+
+    def _decision(self) -> tuple[Decision, tuple[Decision, ...]]:
+        """The run's decision and history: of the series ``stop_when`` names, else the primary."""
+        when = self.settings.stop_when
+        chosen = self.multi.monitors.get(when) if when not in STOP_WHEN else None
+        monitor = chosen if chosen is not None else self.monitor
+        return monitor.decision, tuple(monitor.history)
+
+    def _series_of(self, run_no: int, m: Measurement, asked: frozenset[str] | None) -> None:
+        """Store the named series of an ok run; a series asked for and missing is a miss."""
+        rows: list[dict[str, Any]] = []
+        new = False
+        for name, item in m.series.items():
+            if name not in self.known:
+                self.known[name] = describe(item)
+                new = True
+            rows.append(series_row(run_no, name, item))
+            if item.value is not None:
+                self.series_ok.setdefault(name, []).append((run_no, item.value))
+        expected = set(self.known) if asked is None else set(asked)
+        for name in [n for n in self.known if n in expected and n not in m.series]:
+            unit = self.known[name].get("unit", "")
+            miss = SeriesValue(None, unit, error="not in this run's output")
+            rows.append(series_row(run_no, name, miss))
+        for row in rows:
+            self._count_miss(run_no, row)
+        self.series_rows.extend(rows)
+        if self.series_table is not None:
+            self.series_table.append(rows)
+        if new:
+            self._describe_series()
+
+    def _count_miss(self, run_no: int, row: Mapping[str, Any]) -> None:
+        name = row["series"]
+        if row["status"] == "ok":
+            self.misses[name] = 0
+            return
+        self.misses[name] = self.misses.get(name, 0) + 1
+        logger.warning("run %d of %s: series %r: %s", run_no, self.target.name, name, row["error"])
+        going = name not in self.multi.monitors or not self.multi[name].stopped
+        if going and self.misses[name] >= self.settings.max_failures and name not in self.abandoned:
+            self.abandoned[name] = str(row["error"])
+            logger.warning(
+                "series %r of %s missed %d runs in a row: no longer waited for",
+                name,
+                self.target.name,
+                self.misses[name],
+            )
+
+    def _describe_series(self) -> None:
+        """Put the series in the metadata (format 1.1) and write it, so a killed run has it."""
+        if not self.metadata:
+            return
+        self.metadata["format"] = SERIES_FORMAT
+        self.metadata["primary"] = PRIMARY
+        self.metadata["series"] = {name: dict(d) for name, d in self.known.items()}
+        if self.record is not None:
+            try:
+                self.record.write_metadata(self.metadata)
+            except OSError as exc:
+                logger.error("could not write %s: %s", self.record.meta_path, exc)
+
     # -- the run ---------------------------------------------------------
 
     def execute(self, metadata: dict[str, Any], seed: int) -> RunResult:
+        self.metadata = metadata
+        if self.known:
+            metadata["format"] = SERIES_FORMAT
+            metadata["primary"] = PRIMARY
+            metadata["series"] = {name: dict(d) for name, d in self.known.items()}
+        elif metadata.get("format") is None:
+            metadata["format"] = FORMAT
         stopped_by = "interrupted"
         try:
             stopped_by = self._loop()
@@ -133,18 +348,15 @@ class Session:
             if self._out_of_time():
                 return "max_seconds"
         size = self.rule.interval
-        while not self.monitor.decision.stop:
+        while not self._done():
             n_ok = len(self.monitor.data)
-            goal = (n_ok // size + 1) * size
-            if self.settings.max_n is not None:
-                goal = min(goal, self.settings.max_n)
-            values = self._batch(pool, goal - n_ok, phase=MEASURE, interval=n_ok // size + 1)
-            decision = self.monitor.add(values) if values else self.monitor.decision
+            need = self._need()
+            oks = self._batch(pool, need, phase=MEASURE, interval=n_ok // size + 1)
+            decision = self._judge(oks) if oks else self.monitor.decision
             self._show(decision)
-            if len(values) < goal - n_ok:
+            if len(oks) < need:
                 return "max_seconds"
-        details = self.monitor.decision.details
-        return "max_n" if details.get("max_n_reached") else "rule"
+        return self._stopped_by()
 
     def _out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
@@ -162,35 +374,29 @@ class Session:
         self.warmup.checked_n = len(self.ok_runs) if start is not None else 0
 
     def _auto_intervals(self, pool: ThreadPoolExecutor, warmup: AutoWarmup) -> str:
-        size = self.rule.interval
         batch = int(self.existing["interval"].max()) + 1 if len(self.existing) else 1
         while True:
             n_all = len(self.ok_runs)
             if warmup.start is None:
                 need = _until_check(n_all)
-                values = self._batch(pool, need, phase=WARMUP, interval=batch, every_run=False)
-            elif self.monitor.decision.stop:
+                oks = self._batch(pool, need, phase=WARMUP, interval=batch, every_run=False)
+            elif self._done():
                 # The rule's stop stands only if the warm-up has not grown meanwhile.
                 if warmup.checked_n != n_all and self._recheck(warmup):
                     continue
                 break
             else:
-                n_ok = len(self.monitor.data)
-                goal = (n_ok // size + 1) * size
-                if self.settings.max_n is not None:
-                    goal = min(goal, self.settings.max_n)
                 # Stop at the next warm-up check too, so that it comes every CHECK_EVERY runs.
-                need = min(goal - n_ok, _until_check(n_all))
-                values = self._batch(pool, need, phase=MEASURE, interval=batch)
-                if values:
-                    self._show(self.monitor.add(values))
+                need = min(self._need(), _until_check(n_all))
+                oks = self._batch(pool, need, phase=MEASURE, interval=batch)
+                if oks:
+                    self._show(self._judge(oks))
             batch += 1
             if warmup.due(len(self.ok_runs)):
                 self._recheck(warmup)
-            if len(values) < need:
+            if len(oks) < need:
                 return "max_seconds"
-        details = self.monitor.decision.details
-        return "max_n" if details.get("max_n_reached") else "rule"
+        return self._stopped_by()
 
     def _recheck(self, warmup: AutoWarmup) -> bool:
         """Re-characterise the successful runs; on a new start, re-mark rows, restart the rule."""
@@ -201,10 +407,14 @@ class Session:
         assert start is not None
         first_run = self.ok_runs[start][0] if start < len(self.ok_runs) else self.next_run
         self._mark_phases(first_run)
-        self.monitor = Monitor(self.rule, max_n=self.settings.max_n)
+        self.multi = self._new_multi()
         self.bar.reset(total=self.settings.max_n)
         if start < values.size:
-            self._show(self.monitor.add(values[start:]))
+            batch: dict[str, Any] = {PRIMARY: values[start:]}
+            for name in self.known:
+                batch[name] = [v for r, v in self.series_ok.get(name, []) if r >= first_run]
+            self.multi.add(batch)
+            self._show(self.monitor.decision)
             self.bar.update(values.size - start)
         logger.info(
             "warm-up of %s: steady state from run %d (%d runs of warm-up)",
@@ -249,16 +459,16 @@ class Session:
         phase: str,
         interval: int,
         every_run: bool | None = None,
-    ) -> list[float]:
+    ) -> list[tuple[int, Measurement]]:
         """Invoke until ``needed`` successes (or any ``needed`` runs for a fixed warm-up).
 
         ``every_run`` counts failed runs too (default: for the warm-up
-        phase). Returns the successful values in run order; fewer than
-        ``needed`` when time ran out.
+        phase). Returns the successful runs (number, measurement) in run
+        order; fewer than ``needed`` when time ran out.
         """
         count_all = phase == WARMUP if every_run is None else every_run
-        in_flight: dict[Future[Measurement], tuple[int, Any]] = {}
-        done_ok: list[tuple[int, float]] = []
+        in_flight: dict[Future[Measurement], tuple[int, frozenset[str] | None]] = {}
+        done_ok: list[tuple[int, Measurement]] = []
         finished = 0
         stop_submitting = False
         gave_up = ""
@@ -281,7 +491,8 @@ class Session:
                 run_no = self.next_run
                 self.next_run += 1
                 self.last_start = now
-                in_flight[pool.submit(self._invoke)] = (run_no, now)
+                asked = self._asked() if phase == MEASURE else None
+                in_flight[pool.submit(self._invoke, asked)] = (run_no, asked)
                 continue
             if not in_flight:
                 if not can_submit:
@@ -295,19 +506,19 @@ class Session:
                 timeout = max(0.0, self.deadline - now)
             done, _ = wait(list(in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: in_flight[f][0]):
-                run_no, _ = in_flight.pop(future)
+                run_no, asked = in_flight.pop(future)
                 self.last_end = time.monotonic()
                 measurement = future.result()
-                self._store(run_no, interval, phase, measurement)
+                self._store(run_no, interval, phase, measurement, asked)
                 finished += 1
                 if measurement.ok:
-                    assert measurement.value is not None
-                    done_ok.append((run_no, measurement.value))
+                    done_ok.append((run_no, measurement))
         if gave_up:
             raise TargetFailed(gave_up, None)
-        done_ok.sort()
-        self.ok_runs.extend(done_ok)
-        return [value for _, value in done_ok]
+        done_ok.sort(key=lambda pair: pair[0])
+        self.ok_runs.extend((r, float(m.value)) for r, m in done_ok if m.value is not None)
+        self._check_stop_when()
+        return done_ok
 
     def _next_start(self) -> float:
         spacing = self.settings.spacing
@@ -325,20 +536,41 @@ class Session:
         # promptly on every platform.
         threading.Event().wait(seconds)
 
-    def _invoke(self) -> Measurement:
+    def _invoke(self, asked: frozenset[str] | None = None) -> Measurement:
         try:
-            return self.target.invoke()
+            if asked is None:
+                m = self.target.invoke()
+            else:
+                m = self.target.invoke_only(asked)
         except Exception as exc:
             logger.exception("target %s raised instead of returning a failure", self.target.name)
             return Measurement.failure(
                 f"{type(exc).__name__}: {exc}", unit="", cold=None, started_at=utc_now()
             )
+        if PRIMARY in m.series:
+            return Measurement.failure(
+                f"the target gave a series named {PRIMARY!r}, the name of the primary value",
+                unit=m.unit,
+                cold=m.cold,
+                started_at=m.started_at,
+                extra=m.extra,
+            )
+        return m
 
-    def _store(self, run_no: int, interval: int, phase: str, m: Measurement) -> None:
+    def _store(
+        self,
+        run_no: int,
+        interval: int,
+        phase: str,
+        m: Measurement,
+        asked: frozenset[str] | None = None,
+    ) -> None:
         row = row_of(run_no, interval, phase, self.target.name, m)
         if self.record is not None:
             self.record.append(row)
         self.rows.append(row)
+        if m.ok and (m.series or self.known):
+            self._series_of(run_no, m, asked)
         if m.ok:
             self.failures_in_a_row = 0
         else:
@@ -361,9 +593,21 @@ class Session:
             return
         session["ended_at"] = utc_now().isoformat()
         session["stopped_by"] = stopped_by
-        session["decision"] = plain(self.monitor.decision)
-        session["history"] = [plain(d.to_dict()) for d in self.monitor.history]
+        decision, history = self._decision()
+        session["decision"] = plain(decision)
+        session["history"] = [plain(d.to_dict()) for d in history]
         session["invocations"] = len(self.rows)
+        if self.known:
+            session["series"] = {
+                name: {
+                    "decision": plain(m.decision),
+                    "history": [plain(d.to_dict()) for d in m.history],
+                    "n": int(m.data.size),
+                    "capped": bool(m.decision.details.get("max_n_reached")),
+                    "abandoned": self.abandoned.get(name),
+                }
+                for name, m in self.multi.monitors.items()
+            }
         try:
             self.record.write_metadata(metadata)
         except OSError as exc:
@@ -377,16 +621,30 @@ class Session:
             return self.existing.copy()
         return pd.concat([self.existing, new], ignore_index=True)
 
+    def _series(self) -> pd.DataFrame:
+        new = series_frame(self.series_rows)
+        if not len(self.old_series):
+            return new
+        if not len(new):
+            return self.old_series.copy()
+        return pd.concat([self.old_series, new], ignore_index=True)
+
     def _result(self, stopped_by: str, seed: int, metadata: Mapping[str, Any]) -> RunResult:
+        decision, history = self._decision()
         return RunResult(
-            decision=self.monitor.decision,
+            decision=decision,
             measurements=self._measurements(),
             record=self.record.path if self.record is not None else None,
-            history=tuple(self.monitor.history),
+            history=history,
             stopped_by=stopped_by,
             seed=seed,
             elapsed=time.monotonic() - self.started,
             metadata=metadata,
+            decisions=self.multi.decisions,
+            histories={n: tuple(m.history) for n, m in self.multi.monitors.items()},
+            series=self._series(),
+            stop_when=self.settings.stop_when,
+            abandoned=dict(self.abandoned),
         )
 
 

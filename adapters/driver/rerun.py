@@ -172,6 +172,8 @@ def experiment_from_metadata(
     if not isinstance(settings, Mapping):
         raise ValueError("the metadata lacks the settings of its first session")
     limits = {k: settings[k] for k in _LIMITS if k in settings}
+    if settings.get("stop_when", "all") != "all":
+        limits["stop_when"] = settings["stop_when"]
     if limits.get("spacing") == 0:
         limits["spacing"] = None
     return Experiment(kind, argv, options, rule, rule_options, seed, limits)
@@ -199,9 +201,7 @@ def run_from_metadata(
     experiment = experiment_from_metadata(
         read_experiment_metadata(metadata), target_options=target_options, environ=environ
     )
-    return run(
-        experiment.target(), record=record, progress=progress, **experiment.run_arguments()
-    )
+    return run(experiment.target(), record=record, progress=progress, **experiment.run_arguments())
 
 
 def _target(
@@ -239,9 +239,7 @@ def _target(
     env = options.get("env")
     if isinstance(env, Mapping):
         source = os.environ if environ is None else environ
-        options["env"] = {
-            k: (source.get(k, v) if v == REDACTED else v) for k, v in env.items()
-        }
+        options["env"] = {k: (source.get(k, v) if v == REDACTED else v) for k, v in env.items()}
     hidden = _redacted(options)
     if hidden:
         env_names = [p.split(".", 1)[1] for p in hidden if p.startswith("env.")]

@@ -13,6 +13,7 @@ import pandas as pd
 from perfstats.rules.decision import Decision
 
 from ..records.record import MEASURE
+from ..records.series_table import PRIMARY, series_frame, series_values
 
 STOPPED_BY = ("rule", "max_n", "max_seconds", "failures", "interrupted")
 
@@ -42,6 +43,22 @@ class RunResult:
         Seconds this call took.
     metadata : Mapping
         The record's metadata (machine, software, target, rule, sessions).
+    decisions : Mapping of str to Decision
+        The final decision of every series, the primary value's under
+        ``"value"`` (:data:`~perfstats.adapters.records.series_table.PRIMARY`).
+    histories : Mapping of str to tuple of Decision
+        Every series' judgements.
+    series : pandas.DataFrame
+        The named series of every run, resumed ones included: the rows of
+        the record's series table (``run, series, value, unit, status,
+        error``); empty for a target that gives one number.
+    stop_when : str
+        ``"all"``, ``"any"`` or the series whose stop ended the run;
+        :attr:`decision` and :attr:`history` are that series' (the
+        primary's for ``"all"`` and ``"any"``).
+    abandoned : Mapping of str to str
+        Series no longer waited for after missing too many runs in a row,
+        with their last error.
 
     Examples
     --------
@@ -59,11 +76,41 @@ class RunResult:
     seed: int
     elapsed: float
     metadata: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    decisions: Mapping[str, Decision] = field(default_factory=dict, repr=False)
+    histories: Mapping[str, tuple[Decision, ...]] = field(default_factory=dict, repr=False)
+    series: pd.DataFrame = field(default_factory=lambda: series_frame([]), repr=False)
+    stop_when: str = "all"
+    abandoned: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def values(self) -> np.ndarray:
         """The values the rule judged: successful measurement runs in run order."""
         return judged_values(self.measurements)
+
+    @property
+    def series_names(self) -> tuple[str, ...]:
+        """Every series of the run, the primary ``"value"`` first."""
+        return (PRIMARY, *[n for n in self.decisions if n != PRIMARY])
+
+    @property
+    def capped(self) -> tuple[str, ...]:
+        """The series that reached ``max_n`` before their rule stopped."""
+        return tuple(n for n, d in self.decisions.items() if d.details.get("max_n_reached"))
+
+    def series_values(self, name: str) -> np.ndarray:
+        """The values of series ``name`` its rule judged, in run order.
+
+        Examples
+        --------
+        >>> from perfstats.adapters import Command, run
+        >>> result = run(Command(["true"]), "fixed", rule_options={"n": 3}, progress=False)
+        >>> result.series_values("value").size, result.series_names
+        (3, ('value',))
+        """
+        if name != PRIMARY and name not in set(self.series["series"]):
+            known = ", ".join(map(repr, self.series_names))
+            raise ValueError(f"no series {name!r} in this run; it has {known}")
+        return series_values(self.measurements, self.series, name)
 
     def __repr__(self) -> str:
         return (

@@ -11,6 +11,7 @@ import sys
 import time
 import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,10 @@ from ..records.fields import field_descriptions
 from ..records.machine import machine_info, software_info
 from ..records.measurement import utc_now
 from ..records.plain import plain
-from ..records.record import FORMAT, Record, read_metadata
+from ..records.record import FORMAT, SERIES_FORMAT, Record, read_metadata
 from ..records.record import RUN as FORMAT_RUN
 from ..records.redaction import redact
+from ..records.series_table import SeriesTable
 from ..targets.base import Target
 from .pacing import Session, Settings
 from .provenance import git_state, target_directory
@@ -51,6 +53,7 @@ def run(
     progress: bool = True,
     rng: Any = None,
     max_failures: int = 5,
+    stop_when: str = "all",
 ) -> RunResult:
     """Invoke ``target`` in run intervals until ``rule`` says stop.
 
@@ -120,7 +123,20 @@ def run(
         resuming without one, the recorded seed is used again.
     max_failures : int, default 5
         Consecutive failed invocations after which the run stops with
-        :class:`TargetFailed`.
+        :class:`TargetFailed`; also the misses in a row after which a named
+        series is no longer waited for.
+    stop_when : str, default "all"
+        For a target that gives named series (:attr:`Measurement.series`):
+        each series, and the primary value as the series ``"value"``, is
+        judged by its own copy of ``rule`` (a
+        :class:`perfstats.MultiMonitor`), and the run ends when ``"all"``
+        of them have stopped, when ``"any"`` has, or when the series of
+        that name has. ``max_n`` caps each series. A target whose
+        ``selects_series`` is true runs only the series still going, once
+        some have stopped (:meth:`Target.invoke_only`). The series go to
+        the record's series table (format ``perfstats-record/1.1``, see
+        :mod:`perfstats.adapters.records.series_table`); the result's
+        ``decisions`` hold every series' decision.
 
     Returns
     -------
@@ -147,6 +163,9 @@ def run(
     if not isinstance(target, Target):
         raise ValueError(f"target must be a perfstats.adapters Target; got {target!r}")
     settings = _settings(max_n, max_seconds, concurrency, spacing, warmup, max_failures, max_warmup)
+    if not isinstance(stop_when, str) or not stop_when.strip():
+        raise ValueError(f"stop_when must be 'all', 'any' or a series name; got {stop_when!r}")
+    settings = replace(settings, stop_when=stop_when)
     if resume and record is None:
         raise ValueError("resume=True needs the record to resume")
     # Everything that can be refused is checked before the record is created,
@@ -154,20 +173,27 @@ def run(
     previous = read_metadata(record) if resume and record is not None else {}
     seed = run_seed(rng, previous.get("seed"))
     rec: Record | None = None
+    table: SeriesTable | None = None
     try:
         rule_obj = build_rule(rule, rule_options, seed)
         rec = Record(record, resume=resume, force=force) if record is not None else None
         metadata = _metadata(target, rule_obj, seed, settings, rec, force)
         if rec is not None:
+            last_run = int(rec.existing["run"].max()) if len(rec.existing) else 0
+            table = SeriesTable(rec.path, resume=resume, last_run=last_run)
             rec.write_metadata(metadata)
-        session = Session(target, rule_obj, rec, settings, progress, started)
+        session = Session(target, rule_obj, rec, settings, progress, started, table)
         return session.execute(metadata, seed)
     finally:
         try:
             target.close()
         finally:
-            if rec is not None:
-                rec.close()
+            try:
+                if table is not None:
+                    table.close()
+            finally:
+                if rec is not None:
+                    rec.close()
 
 
 def _settings(
@@ -282,7 +308,7 @@ def _metadata(
         "git": _git(target_config),
     }
     sessions = [*list(previous.get("sessions", [])), session]
-    return {
+    metadata = {
         "format": FORMAT,
         "target": target_config,
         "rule": rule_config,
@@ -290,6 +316,11 @@ def _metadata(
         "sessions": sessions,
         "fields": field_descriptions(FORMAT_RUN),
     }
+    # A resumed record with series keeps its format and series descriptions.
+    for key in ("format", "primary", "series"):
+        if key in previous and (key != "format" or previous[key] == SERIES_FORMAT):
+            metadata[key] = previous[key]
+    return metadata
 
 
 def _check_resume(

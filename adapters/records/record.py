@@ -11,6 +11,19 @@ record of ``perfstats run``; the A-B suite record
 (:mod:`perfstats.adapters.ab.persistence`) is another format of the same writer
 and readers. The metadata's ``format`` marker is checked on read, so a
 record of another kind or version is refused with a message saying which.
+
+Format versions of the run record:
+
+* ``perfstats-record/1``: the CSV of :data:`COLUMNS`, one row per
+  invocation, with the target's one (primary) value;
+* ``perfstats-record/1.1``: the same CSV, unchanged, plus a side table of
+  every named series of every run (``run.csv`` -> ``run.csv.series.csv``,
+  long rows ``run, series, value, unit, status, error``) and a ``series``
+  section in the metadata describing each series (unit, direction,
+  source); :mod:`perfstats.adapters.records.series_table` reads and writes
+  it. A run whose target gives one number still writes ``/1``. Both read
+  and resume; a reader that knows only ``/1`` refuses ``/1.1`` (it would
+  miss the series) with a message naming the version.
 """
 
 from __future__ import annotations
@@ -53,6 +66,9 @@ class RecordFormat:
         Columns read as integers and as nullable booleans; the rest is text.
     resumable : bool
         Whether a writer may continue an existing record of this kind.
+    reads : tuple of str
+        Other markers whose records have these same columns (a compatible
+        newer minor version) and are read and resumed as this format.
 
     Examples
     --------
@@ -67,6 +83,11 @@ class RecordFormat:
     integers: tuple[str, ...]
     booleans: tuple[str, ...] = ()
     resumable: bool = False
+    reads: tuple[str, ...] = ()
+
+    def accepts(self, marker: Any) -> bool:
+        """Whether a record whose metadata names ``marker`` is of this format."""
+        return marker == self.marker or marker in self.reads
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -81,6 +102,8 @@ COLUMNS = (
 )  # fmt: skip
 WARMUP = "warmup"
 MEASURE = "measure"
+#: The marker of a run record with a series table beside it (see the module notes).
+SERIES_FORMAT = "perfstats-record/1.1"
 RUN = RecordFormat(
     marker="perfstats-record/1",
     kind="a perfstats record",
@@ -88,6 +111,7 @@ RUN = RecordFormat(
     integers=("run", "interval"),
     booleans=("cold",),
     resumable=True,
+    reads=(SERIES_FORMAT,),
 )
 FORMAT = RUN.marker
 
@@ -108,6 +132,19 @@ def metadata_path(path: str | os.PathLike[str]) -> Path:
     return p.with_name(p.name + ".meta.json")
 
 
+def series_path(path: str | os.PathLike[str]) -> Path:
+    """Where the series table of the record at ``path`` lives (``x.csv`` -> ``x.csv.series.csv``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import series_path
+    >>> series_path("runs/a.csv").as_posix()
+    'runs/a.csv.series.csv'
+    """
+    p = Path(path)
+    return p.with_name(p.name + ".series.csv")
+
+
 def legacy_metadata_path(path: str | os.PathLike[str]) -> Path:
     """Where perfstats before 0.2 put the metadata: the name without its suffix (``x.meta.json``).
 
@@ -125,7 +162,7 @@ def legacy_metadata_path(path: str | os.PathLike[str]) -> Path:
 
 
 def record_inputs(path: str | os.PathLike[str]) -> list[Path]:
-    """The files a reader of the record at ``path`` reads: the CSV and its metadata.
+    """The files a reader of the record at ``path`` reads: the CSV, its metadata, its series.
 
     An output of a command that reads the record must be none of them
     (:func:`~perfstats.adapters.records.outputs.check_output`).
@@ -134,9 +171,9 @@ def record_inputs(path: str | os.PathLike[str]) -> list[Path]:
     --------
     >>> from perfstats.adapters.records.record import record_inputs
     >>> [p.as_posix() for p in record_inputs("runs/a.csv")]
-    ['runs/a.csv', 'runs/a.csv.meta.json', 'runs/a.meta.json']
+    ['runs/a.csv', 'runs/a.csv.meta.json', 'runs/a.meta.json', 'runs/a.csv.series.csv']
     """
-    return [Path(path), metadata_path(path), legacy_metadata_path(path)]
+    return [Path(path), metadata_path(path), legacy_metadata_path(path), series_path(path)]
 
 
 def row_of(run: int, interval: int, phase: str, target: str, m: Measurement) -> dict[str, Any]:
@@ -182,7 +219,15 @@ def measurement_cells(m: Measurement) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
+    """How a record writes one cell: exact floats, redacted and spreadsheet-safe text.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import csv_cell
+    >>> csv_cell(0.1), csv_cell(None), csv_cell(True), csv_cell("=1+2")
+    ('0.1', '', 'true', "'=1+2")
+    """
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -588,7 +633,7 @@ class Record:
         """Write rows and flush them to the operating system."""
         with located(self.path):
             for row in rows:
-                self._writer.writerow([_cell(row[c]) for c in self.format.columns])
+                self._writer.writerow([csv_cell(row[c]) for c in self.format.columns])
             self._file.flush()
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
@@ -712,7 +757,7 @@ def check_resumable(
             "target, rule and format cannot be checked; resume with --force to continue anyway"
         )
     marker = metadata.get("format")
-    if marker != fmt.marker:
+    if not fmt.accepts(marker):
         check_format(marker, fmt, path)
         raise ValueError(
             f"cannot resume {where}: its metadata names no format (this version writes "
@@ -727,12 +772,13 @@ def check_format(marker: Any, fmt: RecordFormat, path: str | os.PathLike[str]) -
     --------
     >>> from perfstats.adapters.records.record import RUN, check_format
     >>> check_format("perfstats-record/1", RUN, "run.csv")
+    >>> check_format("perfstats-record/1.1", RUN, "run.csv")
     >>> check_format("perfstats-record/2", RUN, "run.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: run.csv was written in format perfstats-record/2 by another version ...
     """
-    if marker is None or marker == fmt.marker:
+    if marker is None or fmt.accepts(marker):
         return
     where = os.fspath(path)
     family = fmt.marker.split("/")[0]

@@ -16,6 +16,7 @@ from perfstats.planning.faas_cost import FaasPrices
 
 from ..driver.result import judged_values
 from ..records.record import WARMUP
+from ..records.series_table import series_values
 from .billing import cost_text, run_cost
 from .formatting import percent, quantity
 from .images import figure_html
@@ -46,9 +47,16 @@ def _rule_text(rule: Any) -> str:
 
 
 def run_sections(
-    measurements: pd.DataFrame, metadata: Mapping[str, Any], *, prices: FaasPrices | None = None
+    measurements: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    *,
+    prices: FaasPrices | None = None,
+    series: pd.DataFrame | None = None,
 ) -> list[str]:
     """The sections of a run record: run, trajectory, runs, distribution, percentiles, failures.
+
+    A record with named series (format ``perfstats-record/1.1``) gets a
+    section of every series after the trajectory (:func:`series_section`).
 
     Parameters
     ----------
@@ -58,6 +66,10 @@ def run_sections(
         Its metadata (empty when there is none).
     prices : FaasPrices, optional
         Price table for a FaaS target's cost (default the packaged one).
+    series : pandas.DataFrame, optional
+        The record's series table
+        (:func:`perfstats.adapters.records.series_table.read_series`), for
+        each series' median and its interval.
 
     Returns
     -------
@@ -68,9 +80,11 @@ def run_sections(
     unit = record_unit(measurements)
     sessions = list(metadata.get("sessions", []))
     last: Mapping[str, Any] = sessions[-1] if sessions else {}
+    several = [series_section(measurements, metadata, series)] if metadata.get("series") else []
     return [
         _run_metadata(measurements, metadata, sessions, last, prices),
         _trajectory(last),
+        *several,
         _run_series(measurements, unit),
         _distribution(values, unit),
         _percentiles(values, unit),
@@ -169,6 +183,129 @@ def _trajectory(last: Mapping[str, Any]) -> str:
     )
     image = figure_html(fig, name="trajectory", caption=caption)
     return section_html("trajectory", "Decision trajectory", image)
+
+
+#: Series with a trajectory figure of their own; more are listed in the table only.
+MAX_SERIES_FIGURES = 12
+
+
+def series_section(
+    measurements: pd.DataFrame,
+    metadata: Mapping[str, Any],
+    series: pd.DataFrame | None = None,
+) -> str:
+    """Every series of a run: its description, decision and runs, the capped named, trajectories.
+
+    Parameters
+    ----------
+    measurements : pandas.DataFrame
+        The run CSV.
+    metadata : mapping
+        Its metadata; its ``series`` section describes each series and the
+        last session's ``series`` holds each one's decision and history.
+    series : pandas.DataFrame, optional
+        The series table, for each series' median and its 95% interval.
+
+    Returns
+    -------
+    str
+        An HTML section (``id="series"``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.record import frame
+    >>> from perfstats.adapters.report.run_sections import series_section
+    >>> meta = {"series": {"parse": {"unit": "ns", "direction": "lower", "source": "suite"}}}
+    >>> "parse" in series_section(frame([]), meta)
+    True
+    """
+    described: Mapping[str, Any] = metadata.get("series") or {}
+    sessions = list(metadata.get("sessions", []))
+    last: Mapping[str, Any] = sessions[-1] if sessions else {}
+    judged: Mapping[str, Any] = last.get("series") or {}
+    stop_when = (last.get("settings") or {}).get("stop_when", "all")
+    primary = {"unit": record_unit(measurements), "direction": "lower", "source": "target"}
+    names = [str(metadata.get("primary", "value")), *described]
+    rows = []
+    for name in names:
+        about = described.get(name) or primary
+        state = judged.get(name) or {}
+        decision = state.get("decision") or {}
+        unit = str(about.get("unit", ""))
+        row = {
+            "series": name,
+            "unit": unit,
+            "direction": about.get("direction", ""),
+            "source": about.get("source", ""),
+            "n": state.get("n", ""),
+            "state": _state(state),
+            "reason": decision.get("reason", "not judged"),
+            "median": "",
+        }
+        if series is not None:
+            values = series_values(measurements, series, name)
+            if values.size:
+                (r,) = percentile_rows(values, quantiles=(0.5,), level=LEVEL)
+                low = quantity(r["low"], unit) if math.isfinite(r["low"]) else "unbounded"
+                high = quantity(r["high"], unit) if math.isfinite(r["high"]) else "unbounded"
+                row["median"] = f"{quantity(r['estimate'], unit)} [{low}, {high}]"
+        rows.append(row)
+    columns = [
+        ("series", "series"),
+        ("unit", "unit"),
+        ("direction", "better"),
+        ("source", "source"),
+        ("n", "runs judged"),
+        ("state", "state"),
+        ("median", f"median [{LEVEL:.0%} CI]"),
+        ("reason", "decision"),
+    ]
+    capped = [name for name in names if (judged.get(name) or {}).get("capped")]
+    parts = [
+        paragraph_html(
+            f"{len(names)} series, each judged by its own copy of the rule; the run stopped "
+            f"when {_stop_when_text(stop_when)}."
+        ),
+        table_html(rows, columns, name="series"),
+    ]
+    if capped:
+        parts.append(note_html(f"Reached the cap before their rule stopped: {', '.join(capped)}."))
+    for name in [n for n in names if (judged.get(n) or {}).get("history")][:MAX_SERIES_FIGURES]:
+        history = judged[name]["history"]
+        stops = [d for d in history if d.get("stop")]
+        where = f"stopped at n = {stops[0]['n']}" if stops else "never said stop"
+        parts.append(
+            figure_html(
+                plots.trajectory(history),
+                name=f"trajectory-{_slug(name)}",
+                caption=f"Series {name}: the rule's criterion at each of its {len(history)} "
+                f"judgements; {where}.",
+            )
+        )
+    return section_html("series", "Series", *parts)
+
+
+def _state(state: Mapping[str, Any]) -> str:
+    if state.get("abandoned"):
+        return "abandoned"
+    if state.get("capped"):
+        return "capped"
+    decision = state.get("decision") or {}
+    if not decision:
+        return ""
+    return "stopped" if decision.get("stop") else "going"
+
+
+def _stop_when_text(stop_when: str) -> str:
+    if stop_when == "all":
+        return "all had stopped"
+    if stop_when == "any":
+        return "any had stopped"
+    return f"series {stop_when} had stopped"
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
 
 
 def _run_series(measurements: pd.DataFrame, unit: str) -> str:

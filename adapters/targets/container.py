@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..records.measurement import Measurement, utc_now
+from ..records.series import SeriesValue
 from .arguments import (
     check_argv,
     check_choice,
@@ -23,9 +24,10 @@ from .arguments import (
     show_argv,
 )
 from .base import Target
-from .command import outcome_measurement
+from .cgroups import CgroupCounters
+from .command import check_metrics, outcome_measurement
 from .processes import ProcessRunner, owner_alive, owner_token
-from .values import ValueReader
+from .values import ValueReader, ValueReaders
 
 ENGINES = ("podman", "docker")
 MODES = ("cold", "warm")
@@ -81,6 +83,16 @@ class Container(Target):
         Read the value from the output instead of timing the call.
     label : str, optional
         Label for the record (default: the engine, mode, image and command).
+    metrics : list of dict or ValueReader, optional
+        More values read from the output, each a series (as for
+        :class:`~perfstats.adapters.targets.Command`).
+    cgroup : bool, default False
+        Record the CPU time and memory peak of each run from the warm
+        container's cgroup (series ``cgroup_cpu_user``,
+        ``cgroup_cpu_system`` in ns, ``cgroup_memory_peak`` in bytes; see
+        :mod:`~perfstats.adapters.targets.cgroups`). A cold container's
+        cgroup goes with it, so only ``mode="warm"`` has them; where the
+        engine does not expose them, a message says so and runs go on.
 
     Examples
     --------
@@ -109,6 +121,8 @@ class Container(Target):
         json_field: str | None = None,
         unit: str | None = None,
         label: str | None = None,
+        metrics: Sequence[ValueReader | Mapping[str, Any]] = (),
+        cgroup: bool = False,
     ) -> None:
         self.image = check_not_option(image, "image")
         self.argv = check_argv(argv)
@@ -121,6 +135,16 @@ class Container(Target):
         self.run_args = list(run_args) and check_argv(run_args, "run_args")
         self.keepalive = check_argv(keepalive, "keepalive")
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
+        self.metrics: ValueReaders = check_metrics(metrics)
+        if not isinstance(cgroup, bool):
+            raise ValueError(f"cgroup must be True or False; got {cgroup!r}")
+        self.cgroup = cgroup
+        self._counters: CgroupCounters | None = None
+        self.cgroup_problem: str | None = None
+        if cgroup and self.mode == "cold":
+            self._no_cgroup(
+                "a cold container's cgroup is removed with it; use mode='warm' for them"
+            )
         self.name = label or f"{self.engine} {self.mode} {image} {show_argv(self.argv)}"
         self.session = uuid.uuid4().hex[:12]
         self._runner = ProcessRunner()
@@ -188,7 +212,13 @@ class Container(Target):
         if out.timed_out:
             # Killing the client does not stop the container it created.
             self._remove([container_name])
-        return outcome_measurement(out, self.reader, cold=True, extra={"container": container_name})
+        return outcome_measurement(
+            out,
+            self.reader,
+            cold=True,
+            extra={"container": container_name},
+            metrics=self.metrics,
+        )
 
     def _invoke_warm(self) -> Measurement:
         started_at = utc_now()
@@ -198,10 +228,43 @@ class Container(Target):
             return Measurement.failure(
                 str(exc), unit=self.reader.unit, cold=False, started_at=started_at
             )
-        with self._env_args() as env_args:
-            argv = self._engine("exec", *env_args, container_id, *self.argv)
-            out = self._runner.run(argv, timeout=self.timeout)
-        return outcome_measurement(out, self.reader, cold=False, extra={"container": container_id})
+        counters = self._counters if self.cgroup else None
+        start = counters.start() if counters is not None else None
+        series: dict[str, SeriesValue] = {}
+        try:
+            with self._env_args() as env_args:
+                argv = self._engine("exec", *env_args, container_id, *self.argv)
+                out = self._runner.run(argv, timeout=self.timeout)
+        finally:
+            if counters is not None and start is not None:
+                series = counters.series(start)
+        return outcome_measurement(
+            out,
+            self.reader,
+            cold=False,
+            extra={"container": container_id},
+            series=series,
+            metrics=self.metrics,
+        )
+
+    def _no_cgroup(self, why: str) -> None:
+        self.cgroup_problem = f"container: no cgroup counters ({why})"
+        logger.warning("%s; the runs go on without them", self.cgroup_problem)
+
+    def _find_counters(self, container_id: str) -> None:
+        """The warm container's cgroup counters, found through its main process."""
+        out = self._runner.run(
+            self._engine("inspect", "--format", "{{.State.Pid}}", container_id),
+            timeout=_ENGINE_TIMEOUT,
+        )
+        pid = out.stdout.strip()
+        if out.failure() is not None or not pid.isdigit() or int(pid) <= 0:
+            self._no_cgroup(f"{self.engine} inspect gave no process id: {out.failure() or pid!r}")
+            return
+        try:
+            self._counters = CgroupCounters.of_pid(int(pid))
+        except LookupError as exc:
+            self._no_cgroup(str(exc))
 
     def _warm_container(self) -> str:
         with self._warm_lock:
@@ -215,6 +278,8 @@ class Container(Target):
                     self._remove([container_name])
                     raise RuntimeError(f"cannot start the warm container: {out.failure()}")
                 self._warm_id = out.stdout.strip().splitlines()[-1]
+                if self.cgroup:
+                    self._find_counters(self._warm_id)
             return self._warm_id
 
     def containers(self) -> list[str]:
@@ -286,7 +351,14 @@ class Container(Target):
             "run_args": self.run_args,
             "keepalive": self.keepalive,
             **self.reader.config(),
+            **({"metrics": self.metrics.config()} if self.metrics else {}),
+            **({"cgroup": self._cgroup_config()} if self.cgroup else {}),
         }
+
+    def _cgroup_config(self) -> dict[str, Any]:
+        if self._counters is not None:
+            return self._counters.config()
+        return {"problem": self.cgroup_problem}
 
 
 def _check_env_file(env: dict[str, str]) -> dict[str, str]:

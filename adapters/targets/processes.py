@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..records.measurement import utc_now
+from .rusage import ChildUsage, Launcher, LaunchReport, launch_argv, parse_report
 
 # Seconds to collect the output of a killed child.
 _DRAIN_SECONDS = 2.0
@@ -53,6 +54,9 @@ class Outcome:
     stdout_dropped, stderr_dropped : int
         Bytes of the output left out before the kept last
         :data:`OUTPUT_LIMIT` bytes of each stream.
+    usage : ChildUsage or None
+        CPU time and peak memory of the child's process tree, when it was
+        started through the usage launcher (``run(usage=...)``) and ended.
 
     Examples
     --------
@@ -71,6 +75,7 @@ class Outcome:
     timeout: float | None = None
     stdout_dropped: int = 0
     stderr_dropped: int = 0
+    usage: ChildUsage | None = None
 
     def failure(self) -> str | None:
         """One line saying why this run failed, or None when it succeeded."""
@@ -114,6 +119,7 @@ class ProcessRunner:
         cwd: str | None = None,
         stdin: bytes | None = None,
         cpus: Sequence[int] | None = None,
+        usage: Launcher | None = None,
     ) -> Outcome:
         """Run ``argv`` to completion or until ``timeout`` seconds have passed.
 
@@ -121,23 +127,42 @@ class ProcessRunner:
         parent pins it right after it starts, before writing its standard
         input: a program that times work only after reading its input never
         runs that work unpinned.
+
+        ``usage`` starts the child through that launcher
+        (:mod:`~perfstats.adapters.targets.rusage`), so the outcome carries
+        its CPU time and peak memory; the launcher applies ``cpus`` before
+        the command starts. Where the launcher cannot be built, the child
+        starts directly, without usage, and a message says so once.
         """
         with self._lock:
             self._calls += 1
             call = self._calls
+        launcher = None if usage is None else usage.path()
+        if usage is not None and launcher is None:
+            usage.warn()
+        report_r = report_w = -1
         started_at = utc_now()
         t0 = time.monotonic_ns()
         try:
+            if launcher is not None:
+                report_r, report_w = os.pipe()
+                command = launch_argv(launcher, report_w, argv, cpus)
+            else:
+                command = list(argv)
             proc = subprocess.Popen(
-                list(argv),
+                command,
                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=dict(env) if env is not None else None,
                 cwd=cwd,
                 start_new_session=True,
+                pass_fds=(report_w,) if launcher is not None else (),
             )
         except OSError as exc:
+            for fd in (report_r, report_w):
+                if fd >= 0:
+                    os.close(fd)
             return Outcome(
                 started_at=started_at,
                 wall_ns=time.monotonic_ns() - t0,
@@ -146,6 +171,10 @@ class ProcessRunner:
                 stderr="",
                 start_error=f"cannot start {argv[0]!r}: {exc.strerror or exc}",
             )
+        finally:
+            if report_w >= 0:
+                # Only the launcher writes on it; its end of the pipe is its own.
+                os.close(report_w)
         with self._lock:
             self._live.add(proc)
             stopped = call <= self._stopped_calls
@@ -164,6 +193,20 @@ class ProcessRunner:
         finally:
             with self._lock:
                 self._live.discard(proc)
+            report = _read_report(report_r) if report_r >= 0 else None
+        if report is not None and report.wall_ns is not None:
+            # The launcher clocks the command alone; the driver's clock would
+            # add the launcher's own start-up to every run.
+            wall_ns = report.wall_ns
+        if report is not None and report.start_error is not None:
+            return Outcome(
+                started_at=started_at,
+                wall_ns=wall_ns,
+                returncode=None,
+                stdout=out.text(),
+                stderr=err.text(),
+                start_error=f"cannot start {argv[0]!r}: {report.start_error}",
+            )
         return Outcome(
             started_at=started_at,
             wall_ns=wall_ns,
@@ -174,6 +217,7 @@ class ProcessRunner:
             timeout=timeout,
             stdout_dropped=out.dropped,
             stderr_dropped=err.dropped,
+            usage=None if report is None or timed_out else report.usage,
         )
 
     def kill_all(self) -> None:
@@ -188,6 +232,17 @@ class ProcessRunner:
             self._stopped_calls = self._calls
         for proc in live:
             _kill_group(proc)
+
+
+def _read_report(fd: int) -> LaunchReport | None:
+    """The launcher's report, read once it has exited (then the pipe is at its end)."""
+    chunks = []
+    try:
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return parse_report(b"".join(chunks).decode("ascii", "replace"))
 
 
 def _pin(proc: subprocess.Popen[bytes], cpus: Sequence[int]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .arguments import check_argv, check_cpus, check_cwd, check_env, check_timeout, find_executable
 from .processes import Outcome, ProcessRunner
+from .rusage import Launcher, default_launcher
 
 
 class LocalProgram:
@@ -34,6 +35,10 @@ class LocalProgram:
         Working folder of the child.
     cpus : list of int, optional
         Pin the child to these CPUs (Linux).
+    rusage : bool, default False
+        Start the child through the usage launcher, so each outcome carries
+        its CPU time and peak memory
+        (:mod:`~perfstats.adapters.targets.rusage`).
 
     Examples
     --------
@@ -54,6 +59,7 @@ class LocalProgram:
         inherit_env: bool = True,
         cwd: str | None = None,
         cpus: Sequence[int] | None = None,
+        rusage: bool = False,
     ) -> None:
         self.argv = check_argv(argv)
         self.cpus = check_cpus(cpus)
@@ -64,21 +70,30 @@ class LocalProgram:
         self.full_env = self._environment()
         self.executable = find_executable(self.argv[0], self.cwd, self.full_env)
         self.runner = ProcessRunner()
+        if not isinstance(rusage, bool):
+            raise ValueError(f"rusage must be True or False; got {rusage!r}")
+        self.rusage = rusage
+        self.launcher: Launcher | None = default_launcher() if rusage else None
 
     def _environment(self) -> dict[str, str] | None:
         if self.env is None:
             return None if self.inherit_env else {}
         return {**os.environ, **self.env} if self.inherit_env else dict(self.env)
 
-    def run_program(self, stdin: bytes | None = None) -> Outcome:
-        """Run the program once, ``stdin`` on its standard input."""
+    def run_program(self, stdin: bytes | None = None, argv: Sequence[str] | None = None) -> Outcome:
+        """Run the program once, ``stdin`` on its standard input.
+
+        ``argv`` replaces the program's command line for this run (the same
+        program under a wrapper such as ``perf stat``).
+        """
         return self.runner.run(
-            self.argv,
+            self.argv if argv is None else argv,
             timeout=self.timeout,
             env=self.full_env,
             cwd=self.cwd,
             stdin=stdin,
             cpus=self.cpus,
+            usage=self.launcher,
         )
 
     def program_config(self) -> dict[str, Any]:

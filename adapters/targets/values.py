@@ -1,11 +1,14 @@
-"""How a target turns an invocation into a number: wall time, or a value it reports."""
+"""How a target turns an invocation into numbers: wall time, or values it reports."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+from ..records.series import DIRECTIONS, LOWER, SeriesValue
 
 WALL_UNIT = "ns"
 
@@ -30,6 +33,11 @@ class ValueReader:
     unit : str, optional
         Unit of a reported value (default ``""``, unknown); wall time is
         always ``"ns"``.
+    name : str, optional
+        The series name of the value, when it is one of several
+        (:class:`ValueReaders`).
+    direction : {"lower", "higher"}, default "lower"
+        Which way is better for the value (``"higher"`` for a throughput).
 
     Examples
     --------
@@ -43,8 +51,20 @@ class ValueReader:
     """
 
     def __init__(
-        self, *, regex: str | None = None, json_field: str | None = None, unit: str | None = None
+        self,
+        *,
+        regex: str | None = None,
+        json_field: str | None = None,
+        unit: str | None = None,
+        name: str | None = None,
+        direction: str = LOWER,
     ) -> None:
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValueError(f"a value's name must be a non-empty string; got {name!r}")
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}; got {direction!r}")
+        self.name = name
+        self.direction = direction
         if regex is not None and json_field is not None:
             raise ValueError("give at most one of regex and json_field")
         self.regex = regex
@@ -119,7 +139,95 @@ class ValueReader:
         source = (
             {"regex": self.regex} if self.regex is not None else {"json_field": self.json_field}
         )
-        return {**source, "unit": self.unit}
+        named: dict[str, Any] = {} if self.name is None else {"name": self.name}
+        if self.direction != LOWER:
+            named["direction"] = self.direction
+        return {**named, **source, "unit": self.unit}
+
+
+class ValueReaders(Sequence[ValueReader]):
+    """Several named values read from one invocation's output, each a series.
+
+    A program that reports more than one number (a throughput and a
+    latency, the peak of a heap) gives each its own reader with a name and
+    a unit; the numbers become the measurement's series (source
+    ``"output"``). A single :class:`ValueReader` is a list of one.
+
+    Parameters
+    ----------
+    readers : sequence of ValueReader or of mappings
+        Each with a ``name`` and a ``regex`` or ``json_field``; a mapping
+        holds :class:`ValueReader`'s arguments (``{"name": "rps", "regex":
+        "rps=(\\S+)", "unit": "1/s", "direction": "higher"}``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.values import ValueReaders
+    >>> readers = ValueReaders([
+    ...     {"name": "rps", "regex": r"rps=(\\S+)", "unit": "1/s", "direction": "higher"},
+    ...     {"name": "heap", "json_field": "heap", "unit": "B"},
+    ... ])
+    >>> found = readers.read_all("rps=1200.5")
+    >>> found["rps"].value, found["rps"].direction, found["heap"].ok
+    (1200.5, 'higher', False)
+    """
+
+    def __init__(self, readers: Sequence[ValueReader | Mapping[str, Any]] = ()) -> None:
+        if isinstance(readers, (str, bytes, Mapping)) or not isinstance(readers, Sequence):
+            raise ValueError(f"metrics must be a list of readers; got {readers!r}")
+        items: list[ValueReader] = []
+        for spec in readers:
+            if isinstance(spec, Mapping):
+                unknown = set(spec) - {"name", "regex", "json_field", "unit", "direction"}
+                if unknown:
+                    raise ValueError(
+                        f"a metric reader takes name, regex, json_field, unit and direction; "
+                        f"got {sorted(unknown)[0]!r}"
+                    )
+                spec = ValueReader(**spec)
+            if not isinstance(spec, ValueReader):
+                raise ValueError(
+                    f"a metric reader must be a ValueReader or a mapping; got {spec!r}"
+                )
+            if spec.name is None or not spec.reports:
+                raise ValueError(
+                    "each metric reader needs a name and a regex or json_field; "
+                    f"got {spec.config()!r}"
+                )
+            items.append(spec)
+        names = [r.name for r in items]
+        duplicate = next((n for n in names if names.count(n) > 1), None)
+        if duplicate is not None:
+            raise ValueError(f"metric name {duplicate!r} is given twice")
+        self._readers = items
+
+    def __len__(self) -> int:
+        return len(self._readers)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._readers[index]
+
+    def __iter__(self) -> Iterator[ValueReader]:
+        return iter(self._readers)
+
+    def read_all(self, output: str) -> dict[str, SeriesValue]:
+        """Every reader's value as a series; a value not found carries the reason."""
+        out = {}
+        for reader in self._readers:
+            assert reader.name is not None
+            try:
+                value: float | None = reader.read(output, wall_ns=0)
+                error = None
+            except ValueError as exc:
+                value, error = None, f"{reader.name}: {exc}"
+            out[reader.name] = SeriesValue(
+                value, reader.unit, direction=reader.direction, source="output", error=error
+            )
+        return out
+
+    def config(self) -> list[dict[str, Any]]:
+        """The readers' settings as plain data (for records)."""
+        return [r.config() for r in self._readers]
 
 
 def _number(raw: Any, source: str) -> float:

@@ -2,7 +2,8 @@
 
 Every rule has ``check(data) -> Decision``, an ``interval`` (runs per run
 interval) and ``min_n``. :func:`by_name` builds a rule from its name and
-options (used by harnesses and the command line).
+options (used by harnesses and the command line). :class:`Monitor` feeds a
+rule from a run loop; :class:`MultiMonitor` one rule per named series.
 
 =================== ============================================== ===========
 name                rule                                           source
@@ -20,6 +21,7 @@ name                rule                                           source
 ``block-means``     :class:`BlockBootstrapMeans` (SHARP's "BB")    SHARP
 ``gmm``             :class:`GMM` (Gaussian-mixture likelihood)     SHARP
 ``auto``            :class:`Auto` (SHARP's meta-heuristic, "DC")   SHARP
+``quantile-cs``     :class:`QuantileSequence` (anytime-valid CIs)  Howard
 =================== ============================================== ===========
 """
 
@@ -31,10 +33,12 @@ from .auto import Auto
 from .base import Rule
 from .baselines import BasicBootstrap, CoV
 from .block_means import BlockBootstrapMeans
+from .confidence_sequence import QuantileSequence
 from .fixed import Fixed
 from .gmm import GMM
 from .hdi import HDI
 from .metior import Metior
+from .monitor import Monitor, MultiMonitor
 from .pt4cloud import PT4Cloud
 from .rse import RSE
 from .sharp import CIWidth, KSHalves
@@ -54,6 +58,7 @@ RULES: dict[str, type[Rule]] = {
     "block-means": BlockBootstrapMeans,
     "gmm": GMM,
     "auto": Auto,
+    "quantile-cs": QuantileSequence,
 }
 
 
@@ -97,7 +102,10 @@ __all__ = [
     "Fixed",
     "KSHalves",
     "Metior",
+    "Monitor",
+    "MultiMonitor",
     "PT4Cloud",
+    "QuantileSequence",
     "Rule",
     "SuperFlow",
     "by_name",

@@ -1,9 +1,10 @@
-"""A stateful wrapper that feeds a stopping rule from a run loop."""
+"""Stateful wrappers that feed stopping rules from a run loop: one series or many."""
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Sized
+from collections.abc import Callable, Iterable, Mapping, Sized
 from typing import Any
 
 import numpy as np
@@ -191,3 +192,170 @@ def _is_empty_batch(values: Any) -> bool:
     if isinstance(values, np.ndarray):
         return values.ndim == 1 and values.size == 0
     return isinstance(values, Sized) and not isinstance(values, (str, bytes)) and len(values) == 0
+
+
+#: The values of ``stop_when`` that are not a series name.
+STOP_WHEN = ("all", "any")
+
+
+class MultiMonitor:
+    """One :class:`Monitor` per named series, each with its own rule, judged independently.
+
+    A harness that measures several things per invocation (the benchmarks
+    of a suite, the metrics of a run) calls :meth:`add` with a mapping of
+    series name to that series' new values. Every series has its own
+    :class:`Monitor` over its own copy of the rule, so each is judged
+    exactly as a lone :class:`Monitor` fed the same values would be; the
+    whole stops by ``stop_when``.
+
+    Parameters
+    ----------
+    rule : Rule or callable
+        A rule, copied with :func:`copy.deepcopy` for every series (so all
+        series start from the same rule state, its random generator
+        included, and a series' decisions do not depend on the others);
+        or a factory called with no argument that returns a new rule for
+        each series (to give each its own seed, say).
+    names : iterable of str, optional
+        Series known from the start. A series not named here starts when
+        it first appears in :meth:`add`.
+    min_n, max_n : int, optional
+        As for :class:`Monitor`, for every series.
+    stop_when : str, default "all"
+        ``"all"``: stopped when every known series has stopped; ``"any"``:
+        when one has; any other string is the name of the series whose
+        stop ends the whole (the words ``"all"`` and ``"any"`` always mean
+        the above, never a series of that name).
+
+    Attributes
+    ----------
+    monitors : dict of str to Monitor
+        Every series' monitor, in the order the series appeared.
+
+    Examples
+    --------
+    >>> from perfstats import MultiMonitor
+    >>> from perfstats.rules import Fixed
+    >>> mm = MultiMonitor(Fixed(n=3))
+    >>> sorted(mm.add({"parse": [1.0, 2.0, 3.0], "render": [5.0]}).items())[0]
+    ('parse', Decision(stop at n=3, rule='Fixed': 3 of 3 runs done))
+    >>> mm.stopped, mm.active
+    (False, ('render',))
+    >>> _ = mm.add({"render": [6.0, 7.0], "parse": [4.0]})
+    >>> mm.stopped, mm.active
+    (True, ())
+    """
+
+    def __init__(
+        self,
+        rule: Rule | Callable[[], Rule],
+        names: Iterable[str] = (),
+        *,
+        min_n: int | None = None,
+        max_n: int | None = None,
+        stop_when: str = "all",
+    ) -> None:
+        if not isinstance(rule, Rule) and not callable(rule):
+            raise ValueError(
+                f"rule must be a perfstats.rules.Rule or a factory of rules, "
+                f"got {type(rule).__name__}"
+            )
+        if not isinstance(stop_when, str) or not stop_when:
+            raise ValueError(f"stop_when must be 'all', 'any' or a series name; got {stop_when!r}")
+        self._rule = rule
+        self.min_n = min_n
+        self.max_n = max_n
+        self.stop_when = stop_when
+        self.monitors: dict[str, Monitor] = {}
+        for name in names:
+            self._monitor(name)
+
+    def _new_rule(self) -> Rule:
+        if isinstance(self._rule, Rule):
+            return copy.deepcopy(self._rule)
+        built = self._rule()
+        if not isinstance(built, Rule):
+            raise ValueError(
+                f"the rule factory must return a perfstats.rules.Rule, got {type(built).__name__}"
+            )
+        return built
+
+    def _monitor(self, name: str) -> Monitor:
+        found = self.monitors.get(name)
+        if found is None:
+            if not isinstance(name, str) or not name:
+                raise ValueError(f"a series name must be a non-empty string; got {name!r}")
+            found = Monitor(self._new_rule(), min_n=self.min_n, max_n=self.max_n)
+            self.monitors[name] = found
+        return found
+
+    def add(self, values: Mapping[str, Any]) -> dict[str, Decision]:
+        """Give each named series its new values; return every series' decision.
+
+        A series missing from ``values`` gets nothing this time; a new name
+        starts a new series. Values of a stopped series are kept but not
+        judged, as :meth:`Monitor.add` does.
+
+        Examples
+        --------
+        >>> from perfstats import MultiMonitor
+        >>> from perfstats.rules import Fixed
+        >>> mm = MultiMonitor(Fixed(n=2), stop_when="b")
+        >>> mm.add({"a": [1.0, 2.0]})["a"].stop, mm.stopped
+        (True, False)
+        """
+        if not isinstance(values, Mapping):
+            raise ValueError(
+                f"values must be a mapping of series name to values; got {type(values).__name__}"
+            )
+        for name, batch in values.items():
+            self._monitor(name).add(batch)
+        return self.decisions
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every known series, in the order they appeared."""
+        return tuple(self.monitors)
+
+    @property
+    def decisions(self) -> dict[str, Decision]:
+        """The latest decision of every series."""
+        return {name: m.decision for name, m in self.monitors.items()}
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """The series whose rule has not stopped yet, in order of appearance."""
+        return tuple(name for name, m in self.monitors.items() if not m.stopped)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the whole has stopped, by :attr:`stop_when`."""
+        if not self.monitors:
+            return False
+        if self.stop_when == "all":
+            return all(m.stopped for m in self.monitors.values())
+        if self.stop_when == "any":
+            return any(m.stopped for m in self.monitors.values())
+        named = self.monitors.get(self.stop_when)
+        return named is not None and named.stopped
+
+    @property
+    def capped(self) -> tuple[str, ...]:
+        """The series that stopped at ``max_n`` before their rule did."""
+        return tuple(
+            name
+            for name, m in self.monitors.items()
+            if m.stopped and m.decision.details.get("max_n_reached")
+        )
+
+    def __getitem__(self, name: str) -> Monitor:
+        return self.monitors[name]
+
+    def __len__(self) -> int:
+        return len(self.monitors)
+
+    def __repr__(self) -> str:
+        return (
+            f"MultiMonitor({len(self.monitors)} series, {len(self.active)} active, "
+            f"stop_when={self.stop_when!r}, stopped={self.stopped})"
+        )

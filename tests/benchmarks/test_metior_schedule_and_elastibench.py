@@ -66,6 +66,21 @@ def test_elastibench_analyses_on_synthetic_experiments() -> None:
     assert r["benchmarks"] == 3
     assert list(r["curve"]) == sorted(r["curve"])
     assert r["share_by_135_pct"] >= r["share_by_45_pct"]
+    widths = res["same_size_widths"]
+    assert set(widths) == set(module.COMPARED) - {"baseline"}
+    assert all(w["benchmarks"] == 3 for w in widths.values())
+
+
+def test_same_size_widths_count_the_experiments_no_wider_than_the_baseline() -> None:
+    module = load_benchmark("reproduce_elastibench")
+    ci = lambda low, high: {"low": low, "high": high}  # noqa: E731
+    verdicts = {
+        "baseline": {"a": ci(0.0, 0.1), "b": ci(0.0, 0.2), "c": ci(-0.1, 0.1)},
+        "http": {"a": ci(0.0, 0.05), "b": ci(0.1, 0.5), "c": ci(0.0, 0.2)},
+    }
+    w = module.same_size_widths(verdicts)["http"]
+    # Width ratios 0.5, 2.0 and 1.0: two of three no wider.
+    assert w == {"benchmarks": 3, "no_wider_pct": 66.7, "median_width_ratio": 1.0}
 
 
 def test_schedule_part_writes_both_sets(
@@ -119,3 +134,16 @@ def test_elastibench_suites_part_reaches_the_suite_runner(capsys) -> None:
     assert stop.value.code == 0
     text = capsys.readouterr().out
     assert "reproduce_elastibench suites" in text and "--cpus" in text
+
+
+def test_the_experiments_figure_draws_every_benchmark(tmp_path: Path) -> None:
+    import matplotlib.image
+
+    module = load_benchmark("reproduce_elastibench")
+    ci = {"estimate": 0.02, "low": 0.01, "high": 0.03}
+    verdicts = {e: {"a+0%": ci, "a+2%": ci, "b+5%": ci} for e in module.COMPARED}
+    out = module.experiments_figure(verdicts, tmp_path / "x.png")
+    image = matplotlib.image.imread(out)
+    assert image.ndim == 3 and image.shape[0] > 100
+    with pytest.raises(ValueError):
+        module.experiments_figure({"baseline": {"no-injection": ci}}, tmp_path / "y.png")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -101,3 +102,49 @@ def test_interrupting_the_cli_removes_the_warm_container(
         ["podman", "container", "exists", used.pop()], env=env, capture_output=True
     )
     assert gone.returncode == 1  # podman: 1 = no such container
+
+
+def test_a_warm_containers_cgroup_gives_cpu_time_and_memory_peak(
+    podman_image: PodmanImage,
+) -> None:
+    # busybox dd holds one block of bs bytes: a 48 MiB buffer, then a 4 KiB one.
+    big = ["/bin/sh", "-c", "dd if=/dev/zero of=/dev/null bs=48M count=8 2>/dev/null"]
+    with Container(podman_image.image, big, mode="warm", network="none", cgroup=True) as target:
+        m = target.invoke()
+        assert m.ok, m.error
+        peak, user, system = (
+            m.series["cgroup_memory_peak"],
+            m.series["cgroup_cpu_user"],
+            m.series["cgroup_cpu_system"],
+        )
+        assert peak.unit == "B" and peak.source == "cgroup" and user.unit == "ns"
+        assert 48 * 2**20 <= peak.value < 80 * 2**20  # type: ignore[operator]
+        assert user.value is not None and system.value is not None
+        assert user.value + system.value > 0
+        assert target.config()["cgroup"]["memory_peak"] is not None
+    small = ["/bin/sh", "-c", "dd if=/dev/zero of=/dev/null bs=4k count=8 2>/dev/null"]
+    with Container(podman_image.image, small, mode="warm", network="none", cgroup=True) as target:
+        first, second = target.invoke(), target.invoke()
+        # The peak is reset before each run: a small run reports a small peak.
+        for m in (first, second):
+            assert m.ok and m.series["cgroup_memory_peak"].value < 16 * 2**20  # type: ignore[operator]
+
+
+def test_a_cold_container_says_it_has_no_cgroup_counters(
+    podman_image: PodmanImage, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        target = Container(
+            podman_image.image,
+            ["/bin/sh", "-c", "echo rps=12"],
+            network="none",
+            cgroup=True,
+            metrics=[{"name": "rps", "regex": r"rps=(\d+)", "direction": "higher"}],
+        )
+    assert [r.getMessage() for r in caplog.records] == [
+        "container: no cgroup counters (a cold container's cgroup is removed with it; "
+        "use mode='warm' for them); the runs go on without them"
+    ]
+    m = target.invoke()
+    assert m.ok and dict(m.series) == {"rps": m.series["rps"]} and m.series["rps"].value == 12.0
+    assert target.config()["cgroup"] == {"problem": target.cgroup_problem}

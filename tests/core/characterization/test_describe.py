@@ -154,6 +154,21 @@ def test_sharp_distribution_classes(make, kind: str) -> None:  # type: ignore[no
     assert characterize(x).distribution == kind
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_uniform_samples_are_uniform_not_multimodal(seed: int) -> None:
+    # A flat density's kernel estimate wiggles and a Gaussian mixture fits it
+    # better than one Gaussian: the mode check alone calls many of these
+    # samples multimodal.
+    x = np.random.default_rng(seed).uniform(90.0, 110.0, 1000)
+    assert distribution_class(x) == "uniform"
+
+
+def test_separated_modes_stay_multimodal_under_the_uniform_check() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.choice(np.array([100.0, 120.0, 145.0]), 1000) + rng.normal(0.0, 2.0, 1000)
+    assert distribution_class(x) == "multimodal"
+
+
 # --- output and bad input -----------------------------------------------------------
 
 

@@ -140,6 +140,7 @@ def test_registry_builds_every_rule() -> None:
         "block-means",
         "gmm",
         "auto",
+        "quantile-cs",
     }
     for name, cls in RULES.items():
         assert isinstance(by_name(name), cls)

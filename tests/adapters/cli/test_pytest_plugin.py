@@ -1,0 +1,390 @@
+"""The pytest plugin, run for real: pytest in subprocesses (``pytester``) on benchmark files.
+
+A file of five benchmarks runs with and without pytest-xdist; every
+benchmark stops by the rule, the records and the pytest-benchmark JSON
+hold all five (read by the gate, the importer and ``pytest-benchmark
+compare``), and the gate between two record folders flags the benchmark
+made three times slower. Without ``--perfstats`` the plugin changes
+nothing; a raising function, Ctrl-C and bad options are handled as the
+plugin's documentation says.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from perfstats.adapters.ab.inputs import read_results
+from perfstats.adapters.cli.pytest_calls import CallsResult, time_calls
+from perfstats.adapters.records import read_metadata, read_record
+from perfstats.adapters.records.importers import read as read_tool_results
+
+from perfstats.rules import Fixed, by_name
+
+pytest_plugins = ["pytester"]
+
+# Five benchmarks of different kinds and noise; naps are the most stable on
+# a loaded machine, so the slowed one is a nap.
+FIVE = """\
+import os
+import time
+
+import pytest
+
+SLOWDOWN = float(os.environ.get("PERFSTATS_PLUGIN_SLOWDOWN", "1"))
+
+
+def nap(seconds):
+    time.sleep(seconds)
+    return seconds
+
+
+def test_nap_short(perfstats_benchmark):
+    assert perfstats_benchmark(nap, 0.0005) == 0.0005
+
+
+def test_nap_slowed(perfstats_benchmark):
+    perfstats_benchmark(nap, 0.002 * SLOWDOWN)
+
+
+def test_sum(perfstats_benchmark):
+    assert perfstats_benchmark(sum, range(20000)) == 199990000
+
+
+@pytest.mark.parametrize("n", [1000, 5000])
+def test_sorted(perfstats_benchmark, n):
+    data = list(range(n, 0, -1))
+    assert perfstats_benchmark(sorted, data)[0] == 1
+"""
+NAMES = [
+    "test_five.py::test_nap_short",
+    "test_five.py::test_nap_slowed",
+    "test_five.py::test_sorted[1000]",
+    "test_five.py::test_sorted[5000]",
+    "test_five.py::test_sum",
+]
+# The median alone: on a loaded machine a nap's upper quartile falls between
+# the on-time wake-ups and the late ones, where no CI is narrow.
+RULE = ["--perfstats-rule", "superflow", "--perfstats-rule-option", "error=0.05",
+        "--perfstats-rule-option", "q=0.5"]  # fmt: skip
+# Far above what the rule needs here: a benchmark that stops by time is a failure.
+MAX_TIME = ["--perfstats-max-time", "120"]
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def _five(pytester: pytest.Pytester, records: Path, *extra: str) -> pytest.RunResult:
+    pytester.makepyfile(test_five=FIVE)
+    return _run(
+        pytester, "--perfstats", *RULE, *MAX_TIME, "--perfstats-record", str(records), *extra
+    )
+
+
+def _check_five(result: pytest.RunResult, records: Path, export: Path) -> None:
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=5)
+    out = result.stdout.str()
+    assert "perfstats benchmarks" in out
+    # The summary: one row per test with its median, CI, runs and "rule".
+    for name in NAMES:
+        row = next(line for line in out.splitlines() if line.startswith(name + " "))
+        assert " rule " in row, row
+    # One record per test, each stopped by the rule, read by the gate's reader.
+    tidy = read_results(records)
+    assert sorted(tidy["benchmark"].unique()) == NAMES
+    for csv in sorted(records.glob("*.csv")):
+        meta = read_metadata(csv)
+        assert meta["sessions"][-1]["stopped_by"] == "rule", (csv, meta["sessions"][-1])
+        assert meta["sessions"][-1]["outcome"] == "passed"
+        assert meta["target"]["kind"] == "pytest"
+        rows = read_record(csv)
+        assert (rows["status"] == "ok").all() and len(rows) >= 10
+    # The pytest-benchmark export: read by perfstats' importer, all five, in seconds.
+    doc = json.loads(export.read_text())
+    assert [b["fullname"] for b in doc["benchmarks"]] == NAMES
+    assert {b["extra_info"]["perfstats"]["stopped_by"] for b in doc["benchmarks"]} == {"rule"}
+    imported = read_tool_results(export)
+    assert imported.format == "pytest-benchmark"
+    assert sorted(imported.benchmarks) == NAMES
+    naps = imported.values("test_five.py::test_nap_slowed")
+    assert naps.min() >= 0.002 and len(naps) == len(tidy[tidy["benchmark"] == NAMES[1]])
+
+
+def test_five_benchmarks_stop_by_rule_and_export(pytester: pytest.Pytester) -> None:
+    records, export = pytester.path / "runs", pytester.path / "bench.json"
+    result = _five(pytester, records, "--perfstats-benchmark-json", str(export))
+    _check_five(result, records, export)
+    # pytest-benchmark's own comparison reads the export.
+    compared = pytester.run(
+        sys.executable, "-m", "pytest_benchmark", "compare", "--columns=min,median,rounds",
+        str(export),
+    )  # fmt: skip
+    assert compared.ret == 0, compared.stderr.str()
+    shown = compared.stdout.str()
+    for name in ("test_nap_short", "test_nap_slowed", "test_sum", "test_sorted[1000]"):
+        assert name in shown
+
+
+def test_five_benchmarks_on_two_xdist_workers(pytester: pytest.Pytester) -> None:
+    records, export = pytester.path / "runs", pytester.path / "bench.json"
+    result = _five(pytester, records, "-n", "2", "--perfstats-benchmark-json", str(export))
+    _check_five(result, records, export)
+    # Each worker timed its own tests, and the controller gathered them all.
+    workers = {read_metadata(csv)["target"]["worker"] for csv in records.glob("*.csv")}
+    assert workers == {"gw0", "gw1"}
+
+
+@pytest.mark.timing
+def test_gate_flags_the_benchmark_made_three_times_slower(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, slow = pytester.path / "base", pytester.path / "slow"
+    assert _five(pytester, base).ret == 0
+    monkeypatch.setenv("PERFSTATS_PLUGIN_SLOWDOWN", "3")
+    assert _five(pytester, slow).ret == 0
+    gated = pytester.run(
+        sys.executable, "-m", "perfstats.adapters.cli", "gate", str(base), str(slow),
+        "--threshold", "50%", "--format", "json", "--seed", "1",
+    )  # fmt: skip
+    assert gated.ret == 1, gated.stdout.str() + gated.stderr.str()
+    verdicts = {b["name"]: b for b in json.loads(gated.stdout.str())["benchmarks"]}
+    assert sorted(verdicts) == NAMES
+    slowed = verdicts["test_five.py::test_nap_slowed"]
+    assert slowed["verdict"] == "regression" and slowed["ratio"] > 2.0
+    assert [n for n, b in verdicts.items() if b["verdict"] == "regression"] == [NAMES[1]]
+
+
+def test_without_the_switch_the_fixture_calls_once_and_nothing_is_added(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_once="""
+        CALLS = []
+
+        def test_once(perfstats_benchmark):
+            assert perfstats_benchmark(CALLS.append, 1) is None
+            assert CALLS == [1]
+
+        def test_plain():
+            assert True
+        """
+    )
+    result = _run(pytester)
+    result.assert_outcomes(passed=2)
+    assert "perfstats benchmarks" not in result.stdout.str()
+    assert not list(pytester.path.glob("*.csv"))
+    # The options are there (and beside pytest-benchmark's) even when off.
+    shown = _run(pytester, "--help").stdout.str()
+    assert "--perfstats-rule-option=KEY=VALUE" in shown and "--benchmark-json" in shown
+    # -p no:perfstats removes the plugin: the fixture is then unknown.
+    gone = _run(pytester, "-p", "no:perfstats")
+    gone.assert_outcomes(passed=1, errors=1)
+    assert "fixture 'perfstats_benchmark' not found" in gone.stdout.str()
+
+
+def test_an_option_without_the_switch_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x():\n    pass\n")
+    result = _run(pytester, "--perfstats-record", "runs")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--perfstats-record is given without --perfstats" in result.stderr.str()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--perfstats-rule", "superflaw"], "--perfstats-rule: rule must be one of"),
+        (
+            ["--perfstats-rule-option", "errror=0.1"],
+            "--perfstats-rule-option: bad option for rule 'superflow'",
+        ),
+        (["--perfstats-rule-option", "error"], "--perfstats-rule-option must look like"),
+        (["--perfstats-rule-option", "error=-1"], "--perfstats-rule-option: error must be"),
+        (["--perfstats-max-time", "0"], "--perfstats-max-time must be a finite number"),
+    ],
+)
+def test_bad_rule_or_option_is_a_usage_error_naming_it(
+    pytester: pytest.Pytester, args: list[str], said: str
+) -> None:
+    pytester.makepyfile(test_x="def test_x(perfstats_benchmark):\n    perfstats_benchmark(int)\n")
+    result = _run(pytester, "--perfstats", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert said in err, err
+    assert args[1].split("=")[0] in err
+    assert "Traceback" not in err
+
+
+def test_a_record_folder_with_records_is_refused(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_x="def test_x(perfstats_benchmark):\n    perfstats_benchmark(int)\n")
+    (pytester.path / "runs").mkdir()
+    (pytester.path / "runs" / "old.csv").write_text("run\n")
+    result = _run(pytester, "--perfstats", "--perfstats-record", "runs")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "already holds records (old.csv" in result.stderr.str()
+
+
+RAISES = """\
+CALLS = []
+
+
+def flaky():
+    CALLS.append(1)
+    if len(CALLS) == 8:
+        raise ValueError("the eighth call broke")
+
+
+def test_flaky(perfstats_benchmark):
+    perfstats_benchmark(flaky)
+
+
+def test_after(perfstats_benchmark):
+    perfstats_benchmark(int, "7")
+"""
+
+
+def test_a_raising_function_fails_its_test_and_keeps_its_partial_record(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_raises=RAISES)
+    records = pytester.path / "runs"
+    result = _run(
+        pytester, "--perfstats", "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=20",
+        "--perfstats-record", str(records),
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "ValueError: the eighth call broke" in out
+    row = next(line for line in out.splitlines() if line.startswith("test_raises.py::test_flaky"))
+    assert " error " in row and "ValueError: the eighth call broke" in row
+    tidy = read_results(records, keep_unrun=True)
+    flaky = tidy[tidy["benchmark"] == "test_raises.py::test_flaky"]
+    assert len(flaky) == 7 and set(flaky["failed"]) == {1}
+    csv = next(p for p in records.glob("*.csv") if "flaky" in p.name)
+    rows = read_record(csv)
+    assert rows["status"].tolist() == ["ok"] * 7 + ["error"]
+    assert "the eighth call broke" in rows["error"].iloc[-1]
+    session = read_metadata(csv)["sessions"][-1]
+    assert session["outcome"] == "failed" and session["stopped_by"] == "error"
+    # The other test is untouched by its neighbour's failure.
+    assert len(tidy[tidy["benchmark"] == "test_raises.py::test_after"]) == 20
+
+
+INTERRUPTED = """\
+import os
+import signal
+
+CALLS = []
+
+
+def interrupted():
+    CALLS.append(1)
+    if len(CALLS) == 12:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_first(perfstats_benchmark):
+    perfstats_benchmark(int, "3")
+
+
+def test_interrupted(perfstats_benchmark):
+    perfstats_benchmark(interrupted)
+
+
+def test_never_reached(perfstats_benchmark):
+    perfstats_benchmark(int, "4")
+"""
+
+
+def test_ctrl_c_keeps_what_was_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_sigint=INTERRUPTED)
+    records = pytester.path / "runs"
+    result = _run(
+        pytester, "--perfstats", "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=30",
+        "--perfstats-record", str(records),
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    out = result.stdout.str()
+    assert "KeyboardInterrupt" in out
+    # The summary still shows both benchmarks that ran, the interrupted one as such.
+    assert "perfstats benchmarks" in out
+    row = next(line for line in out.splitlines() if line.startswith("test_sigint.py::test_int"))
+    assert " interrupted " in row
+    csvs = sorted(p.name for p in records.glob("*.csv"))
+    assert len(csvs) == 2 and not any("never" in n for n in csvs)
+    csv = next(p for p in records.glob("*.csv") if "interrupted" in p.name)
+    rows = read_record(csv)
+    # Eleven calls completed; the twelfth was interrupted and is recorded as failed.
+    assert rows["status"].tolist() == ["ok"] * 11 + ["error"]
+    assert read_metadata(csv)["sessions"][-1]["stopped_by"] == "interrupted"
+    assert not list(records.glob("*.lock"))
+
+
+BESIDE = """\
+def add(a, b):
+    return a + b
+
+
+def test_with_pytest_benchmark(benchmark):
+    assert benchmark(add, 1, 2) == 3
+
+
+def test_with_perfstats(perfstats_benchmark):
+    assert perfstats_benchmark(add, 1, 2) == 3
+"""
+
+
+def test_beside_pytest_benchmark(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_beside=BESIDE)
+    theirs, ours = pytester.path / "theirs.json", pytester.path / "ours.json"
+    result = _run(
+        pytester, "--perfstats", "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=15",
+        "--perfstats-benchmark-json", str(ours), "--benchmark-json", str(theirs),
+        "--benchmark-max-time", "0.05",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    mine = json.loads(ours.read_text())["benchmarks"]
+    assert [b["name"] for b in mine] == ["test_with_perfstats"]
+    assert mine[0]["stats"]["rounds"] == 15
+    other = json.loads(theirs.read_text())["benchmarks"]
+    assert [b["name"] for b in other] == ["test_with_pytest_benchmark"]
+
+
+def test_the_fixture_times_one_function_per_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_twice="""
+        def test_twice(perfstats_benchmark):
+            perfstats_benchmark(int)
+            perfstats_benchmark(str)
+        """
+    )
+    for args in ([], ["--perfstats", "--perfstats-rule", "fixed"]):
+        result = _run(pytester, *args)
+        result.assert_outcomes(failed=1)
+        assert "perfstats_benchmark times one function per test" in result.stdout.str()
+
+
+def test_time_calls_stops_on_time_and_round_trips(tmp_path: Path) -> None:
+    # A rule that never stops by itself here: the loop ends on max_seconds.
+    rule = by_name("ci-width", error=1e-9, min_n=2)
+    value, result = time_calls(abs, (-3,), rule=rule, name="t", max_seconds=0.2,
+                               record=tmp_path / "t.csv")  # fmt: skip
+    assert value == 3 and result.stopped_by == "max_time" and result.runs >= 2
+    assert result.low <= result.estimate <= result.high
+    again = CallsResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again == result
+    assert read_metadata(tmp_path / "t.csv")["sessions"][-1]["stopped_by"] == "max_time"
+    assert len(read_record(tmp_path / "t.csv")) == result.runs
+
+
+def test_time_calls_refuses_an_existing_record(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    time_calls(int, rule=Fixed(n=2), name="t", record=path)
+    with pytest.raises(ValueError, match="already exists"):
+        time_calls(int, rule=Fixed(n=2), name="t", record=path)
+    with pytest.raises(ValueError, match="max_seconds"):
+        time_calls(int, rule=Fixed(n=2), name="t", max_seconds=math.inf)
