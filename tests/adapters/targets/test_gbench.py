@@ -302,6 +302,11 @@ def test_perfstats_run_builds_the_gbench_kind_and_records_rounds(
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert rows(tmp_path / "run.csv") == 3
+    # Every benchmark of every round is a row of the record's series table.
+    series = (tmp_path / "run.csv.series.csv").read_text().splitlines()
+    assert series[0].startswith("run,series,value,unit")
+    named = [line.split(",")[1] for line in series[1:]]
+    assert sorted(set(named)) == sorted(BASE) and len(named) == 3 * len(BASE)
 
 
 def test_ctrl_c_during_a_round_stops_the_run_and_keeps_the_record(
