@@ -5,6 +5,10 @@
 * :class:`Command`, :class:`Container`, :class:`SSH`, :class:`HttpFunction`,
   :class:`LambdaFunction` (``command``, ``container``, ``ssh``, ``http``,
   ``awslambda``), and the built-in workload (:func:`builtin_target`);
+* benchmarking tools' own suites, one series per benchmark
+  (:class:`~perfstats.adapters.targets.benchmark_suite.BenchmarkSuite`):
+  :class:`GoogleBenchmark` (``gbench``), :class:`GoTest` (``gotest``),
+  :class:`PyperfScript` (``pyperf``);
 * :data:`TARGETS` and :func:`target_by_name`
   (:mod:`~perfstats.adapters.targets.registry`): the one registry of target
   kinds, used by ``perfstats run`` and A-B suites alike;
@@ -23,10 +27,13 @@ from .builtin import builtin_target
 from .command import Command
 from .connections import HttpClient, Response
 from .container import Container
+from .gbench import GoogleBenchmark
+from .gotest import GoTest
 from .http import HttpFunction
 from .lambda_report import LambdaReport, find_report, parse_report
 from .processes import Outcome, ProcessRunner
 from .program import LocalProgram
+from .pyperf_worker import PyperfScript
 from .registry import TARGETS, target_by_name
 from .ssh import SSH
 from .values import WALL_UNIT, ValueReader
@@ -37,6 +44,8 @@ __all__ = [
     "WALL_UNIT",
     "Command",
     "Container",
+    "GoTest",
+    "GoogleBenchmark",
     "HttpClient",
     "HttpFunction",
     "LambdaFunction",
@@ -44,6 +53,7 @@ __all__ = [
     "LocalProgram",
     "Outcome",
     "ProcessRunner",
+    "PyperfScript",
     "Resource",
     "Response",
     "Target",

@@ -17,7 +17,10 @@ from .awslambda import LambdaFunction
 from .base import Target
 from .command import Command
 from .container import Container
+from .gbench import GoogleBenchmark
+from .gotest import GoTest
 from .http import HttpFunction
+from .pyperf_worker import PyperfScript
 from .ssh import SSH
 
 TARGETS: dict[str, type[Target]] = {
@@ -26,6 +29,9 @@ TARGETS: dict[str, type[Target]] = {
     "ssh": SSH,
     "http": HttpFunction,
     "lambda": LambdaFunction,
+    "gbench": GoogleBenchmark,
+    "gotest": GoTest,
+    "pyperf": PyperfScript,
 }
 
 # For each kind, the constructor argument that a lone positional word may
@@ -61,7 +67,8 @@ def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -
     >>> target_by_name("rocket", [], {})
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of command, container, http, lambda, ssh; got 'rocket'
+    ValueError: target must be one of command, container, gbench, gotest, http, lambda, pyperf, \
+ssh; got 'rocket'
     """
     key = kind.lower() if isinstance(kind, str) else kind
     if key not in TARGETS:

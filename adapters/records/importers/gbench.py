@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from .results import HIGHER, LOWER, FormatError, Results, build, need, number, time_unit
 
@@ -43,6 +43,21 @@ def _aggregate(b: Mapping[str, Any], name: str) -> tuple[str, str] | None:
     return (old["name"], old["stat"]) if old else None
 
 
+class Runs(NamedTuple):
+    """The repetitions of a Google Benchmark file, before they become :class:`Results`.
+
+    ``rows`` are ``(benchmark, unit, value, iterations, repetition)`` with
+    times in seconds; ``failed`` counts the failed repetitions and
+    ``benchmark_metadata`` keeps each benchmark's ``error_message``.
+    """
+
+    rows: list[tuple[str, str, float, int, Any]]
+    failed: dict[str, int]
+    benchmark_metadata: dict[str, dict[str, Any]]
+    metadata: dict[str, Any]
+    direction: str
+
+
 def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> Results:
     """Results from decoded Google Benchmark JSON: one value per repetition.
 
@@ -77,6 +92,26 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     >>> res = parse({"context": {}, "benchmarks": [rate, rate]}, metric="bytes_per_second")
     >>> res.values("BM_x").tolist(), res.direction("BM_x")
     ([4000000000.0, 4000000000.0], 'higher')
+    """
+    found = runs(obj, source=source, metric=metric)
+    return build(found.rows, NAME, extra=["iterations", "repetition"], metadata=found.metadata,
+                 benchmark_metadata=found.benchmark_metadata, source=source,
+                 direction=found.direction, failed=found.failed)  # fmt: skip
+
+
+def runs(obj: Any, *, source: str | None = None, metric: str = "real_time") -> Runs:
+    """The repetitions of decoded Google Benchmark JSON as plain rows, as :func:`parse` reads them.
+
+    For a caller that reads one small file per round and needs no table
+    (the ``gbench`` target); the checks and refusals are :func:`parse`'s.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.gbench import runs
+    >>> run = {"name": "BM_x", "run_type": "iteration", "iterations": 10,
+    ...        "real_time": 2.0, "cpu_time": 1.0, "time_unit": "us"}
+    >>> runs({"context": {}, "benchmarks": [run]}).rows
+    [('BM_x', 's', 2e-06, 10, 0)]
     """
     if not isinstance(metric, str) or not metric:
         raise ValueError(f"metric must be 'real_time', 'cpu_time' or a counter, got {metric!r}")
@@ -132,6 +167,4 @@ def parse(obj: Any, *, source: str | None = None, metric: str = "real_time") -> 
     # Google Benchmark writes a kIsRate counter divided by the time, per
     # second; its own rate counters are named *_per_second.
     direction = HIGHER if not timed and metric.endswith(("_per_second", "/s")) else LOWER
-    return build(rows, NAME, extra=["iterations", "repetition"], metadata=meta,
-                 benchmark_metadata=per, source=source, direction=direction,
-                 failed=failed)  # fmt: skip
+    return Runs(rows, failed, per, meta, direction)

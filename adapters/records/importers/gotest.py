@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from .results import HIGHER, LOWER, FormatError, Results, build
 
@@ -54,9 +54,53 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
     >>> parse(two).benchmarks
     ['a.F-8', 'b.F-8']
     """
+    found, meta = result_lines(text, source=source)
     rows: list[tuple[Any, ...]] = []
-    meta: dict[str, Any] = {}
     seen_metrics: set[str] = set()
+    for line in found:
+        seen_metrics.update(line.values)
+        if metric in line.values:
+            unit = "s" if metric == "sec/op" else metric
+            rows.append((line.name, unit, line.values[metric], line.iterations, line.pkg))
+    if not rows:
+        if seen_metrics:
+            raise FormatError(NAME, f"has no {metric!r} values; it has {sorted(seen_metrics)}",
+                              source)  # fmt: skip
+        raise FormatError(NAME, "has no benchmark result line", source)
+    packages = {r[4] for r in rows}
+    if len(packages) > 1:
+        rows = [(f"{r[4]}.{r[0]}" if r[4] else r[0], *r[1:]) for r in rows]
+    return build(rows, NAME, extra=["iterations", "pkg"], metadata=meta, source=source,
+                 direction=direction(metric))  # fmt: skip
+
+
+class ResultLine(NamedTuple):
+    """One result line of ``go test -bench``: every metric it reports, by unit."""
+
+    name: str
+    iterations: int
+    values: dict[str, float]
+    pkg: str | None
+
+
+def result_lines(
+    text: str, *, source: str | None = None
+) -> tuple[list[ResultLine], dict[str, Any]]:
+    """The result lines of ``go test -bench`` output, every metric of each, and its configuration.
+
+    What :func:`parse` reads, before one metric is picked: ``ns/op`` is
+    also given as ``sec/op`` in seconds. Output cut off is refused as
+    :func:`parse` refuses it.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.gotest import result_lines
+    >>> lines, meta = result_lines("BenchmarkF-8  100  20 ns/op  3 allocs/op\\nok\\n")
+    >>> lines[0].name, lines[0].values["allocs/op"], lines[0].values["sec/op"]
+    ('F-8', 3.0, 2e-08)
+    """
+    found: list[ResultLine] = []
+    meta: dict[str, Any] = {}
     lines = text.splitlines()
     pending: dict[str, int] = {}  # names printed alone, waiting for their result
     for number, line in enumerate(lines, start=1):
@@ -85,26 +129,25 @@ def parse(text: str, *, metric: str = "sec/op", source: str | None = None) -> Re
         values = {u: float(v) for v, u in PAIR.findall(m["metrics"])}
         if "ns/op" in values:
             values["sec/op"] = values["ns/op"] * 1e-9
-        seen_metrics.update(values)
-        if metric in values:
-            unit = "s" if metric == "sec/op" else metric
-            rows.append((m["name"], unit, values[metric], int(m["iters"]), meta.get("pkg")))
+        found.append(ResultLine(m["name"], int(m["iters"]), values, meta.get("pkg")))
     if pending:
         name, number = min(pending.items(), key=lambda item: item[1])
         raise FormatError(
             NAME, f"line {number} names Benchmark{name} but no result follows (cut off?)", source
         )
-    if not rows:
-        if seen_metrics:
-            raise FormatError(NAME, f"has no {metric!r} values; it has {sorted(seen_metrics)}",
-                              source)  # fmt: skip
-        raise FormatError(NAME, "has no benchmark result line", source)
-    packages = {r[4] for r in rows}
-    if len(packages) > 1:
-        rows = [(f"{r[4]}.{r[0]}" if r[4] else r[0], *r[1:]) for r in rows]
-    direction = HIGHER if metric.endswith("/s") else LOWER
-    return build(rows, NAME, extra=["iterations", "pkg"], metadata=meta, source=source,
-                 direction=direction)  # fmt: skip
+    return found, meta
+
+
+def direction(metric: str) -> str:
+    """Which values of a metric are better: higher for rates (units ending in ``/s``).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.gotest import direction
+    >>> direction("MB/s"), direction("B/op")
+    ('higher', 'lower')
+    """
+    return HIGHER if metric.endswith("/s") else LOWER
 
 
 def _resolve(pending: dict[str, int], name: str) -> None:

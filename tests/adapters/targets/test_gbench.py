@@ -1,0 +1,350 @@
+"""A Google Benchmark binary, compiled here, as a target: series, selection and faults."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from perfstats.adapters.records.importers.gbench import runs
+from perfstats.adapters.targets import TARGETS, GoogleBenchmark, target_by_name
+from perfstats.adapters.targets.gbench import decode_partial, name_filter
+from support.cli import perfstats, rows, start, wait_for
+from support.tool_suites import GBENCH_QUICK, build_gbench, set_flag, stand_in
+
+BASE = ["BM_quiet", "BM_medium", "BM_noisy"]
+FAULTY = [*BASE, "BM_crash", "BM_hang", "BM_skip", "BM_flaky"]
+
+
+@pytest.fixture(scope="module")
+def binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_gbench(tmp_path_factory.mktemp("gbench"))
+
+
+@pytest.fixture
+def faulty(binary: Path, tmp_path: Path):
+    """A target over the suite with its fault benchmarks, and the folder of its flags."""
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK], env=env, timeout=20) as target:
+        yield target, flags
+
+
+def test_each_benchmark_is_a_series_in_seconds_and_the_round_is_the_process_time(
+    binary: Path,
+) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK]) as target:
+        m = target.invoke()
+    assert m.ok, m.error
+    assert list(m.series) == BASE
+    assert all(s.ok and s.unit == "s" and s.source == "gbench" for s in m.series.values())
+    # A few thousand additions per iteration: between a nanosecond and a millisecond.
+    assert all(1e-9 < s.value < 1e-3 for s in m.series.values())
+    assert m.unit == "ns" and m.value == m.extra["wall_ns"] > 0
+    assert target.series_names == tuple(BASE)
+
+
+def test_the_cpu_time_metric_and_the_kind_built_from_the_registry(binary: Path) -> None:
+    assert TARGETS["gbench"] is GoogleBenchmark
+    target = target_by_name("gbench", [str(binary), *GBENCH_QUICK], {"metric": "cpu_time"})
+    with target:
+        m = target.invoke()
+    assert m.ok and target.config()["metric"] == "cpu_time"
+    assert set(m.series) == set(BASE)
+
+
+def test_a_round_of_some_series_runs_only_those(binary: Path) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK]) as target:
+        everything = target.invoke()
+        some = target.invoke_only(frozenset({"BM_noisy"}))
+    assert everything.ok and some.ok
+    assert list(some.series) == ["BM_noisy"]
+    # One benchmark of three costs less than all three.
+    assert some.value < everything.value
+
+
+def test_the_users_filter_picks_the_suite(binary: Path) -> None:
+    argv = [str(binary), *GBENCH_QUICK, "--benchmark_filter=BM_(quiet|noisy)"]
+    with GoogleBenchmark(argv) as target:
+        m = target.invoke()
+        later = target.invoke_only(frozenset({"BM_quiet"}))
+    assert list(m.series) == ["BM_quiet", "BM_noisy"]
+    assert list(later.series) == ["BM_quiet"]
+
+
+def test_names_with_regex_characters_are_escaped_in_the_filter() -> None:
+    assert name_filter(["BM_a/1.5", "BM_b<int>", "BM_c/threads:2"]) == (
+        "--benchmark_filter=^(BM_a/1\\.5|BM_b<int>|BM_c/threads:2)$"
+    )
+
+
+def test_options_each_round_sets_are_refused(binary: Path) -> None:
+    with pytest.raises(ValueError, match="--benchmark_out is set by each round"):
+        GoogleBenchmark([str(binary), "--benchmark_out=x.json"])
+
+
+def test_a_missing_binary_is_refused_naming_the_tool(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^Google Benchmark: executable .*not found"):
+        GoogleBenchmark([str(tmp_path / "no_such_bench")])
+
+
+def test_a_binary_that_is_not_executable_is_refused_naming_the_tool(
+    binary: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "bench"
+    copy.write_bytes(binary.read_bytes())
+    os.chmod(copy, 0o644)
+    with pytest.raises(ValueError, match=r"^Google Benchmark: .*not executable"):
+        GoogleBenchmark([str(copy)])
+
+
+def test_a_binary_removed_between_rounds_fails_the_round(binary: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "bench"
+    copy.write_bytes(binary.read_bytes())
+    os.chmod(copy, 0o755)
+    with GoogleBenchmark([str(copy), *GBENCH_QUICK]) as target:
+        assert target.invoke().ok
+        copy.unlink()
+        m = target.invoke()
+    assert m.status == "error" and m.value is None
+    assert m.error.startswith("Google Benchmark: cannot start")
+
+
+def test_a_crash_mid_suite_fails_the_round_naming_the_benchmark(faulty) -> None:
+    target, flags = faulty
+    assert target.invoke().ok
+    set_flag(flags, "crash")
+    m = target.invoke()
+    assert m.status == "error"
+    assert m.error == "Google Benchmark: crashed (SIGABRT) in BM_crash after 3 benchmarks"
+    assert m.extra["benchmark"] == "BM_crash" and m.extra["returncode"] == -signal.SIGABRT
+    set_flag(flags, "crash", on=False)
+    assert target.invoke().ok  # the next round runs again
+
+
+def test_a_killed_round_with_cut_off_json_is_a_timeout_naming_the_benchmark(
+    binary: Path, tmp_path: Path
+) -> None:
+    flags = tmp_path / "flags"
+    set_flag(flags, "hang")
+    env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK], env=env, timeout=3) as target:
+        m = target.invoke()
+    assert m.status == "timeout"
+    assert m.error == "Google Benchmark: timed out after 3 s in BM_hang after 4 benchmarks"
+
+
+def test_a_benchmark_that_fails_gets_no_value_and_says_why(faulty) -> None:
+    target, flags = faulty
+    set_flag(flags, "skip")
+    m = target.invoke()
+    assert m.ok
+    assert not m.series["BM_skip"].ok
+    assert m.series["BM_skip"].error == "BM_skip failed: no input file"
+    assert m.series["BM_quiet"].ok
+
+
+def test_a_benchmark_missing_from_a_later_round_gets_no_value(faulty) -> None:
+    target, flags = faulty
+    first = target.invoke()
+    assert first.series["BM_flaky"].ok
+    set_flag(flags, "vanish")
+    m = target.invoke()
+    assert m.ok and m.series["BM_quiet"].ok
+    assert m.series["BM_flaky"].value is None
+    assert m.series["BM_flaky"].error == (
+        "Google Benchmark: BM_flaky is not in this round's output (it was in an earlier round)"
+    )
+
+
+def test_sigint_to_the_tool_fails_the_round_as_interrupted(binary: Path, tmp_path: Path) -> None:
+    flags = tmp_path / "flags"
+    set_flag(flags, "hang")
+    env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK], env=env, timeout=30) as target:
+        result = {}
+        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
+        worker.start()
+        pid = _wait_for_hang(target, binary.name)
+        os.kill(pid, signal.SIGINT)
+        worker.join(30)
+    m = result["m"]
+    assert m.status == "error"
+    assert m.error == "Google Benchmark: interrupted (SIGINT) in BM_hang after 4 benchmarks"
+
+
+def test_closing_the_target_mid_round_says_the_run_was_stopped(
+    binary: Path, tmp_path: Path
+) -> None:
+    flags = tmp_path / "flags"
+    set_flag(flags, "hang")
+    env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
+    target = GoogleBenchmark([str(binary), *GBENCH_QUICK], env=env, timeout=30)
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
+    worker.start()
+    _wait_for_hang(target, binary.name)
+    target.close()  # what the driver does on Ctrl-C
+    worker.join(30)
+    m = result["m"]
+    assert m.status == "error"
+    assert m.error == (
+        "Google Benchmark: interrupted in BM_hang after 4 benchmarks (the run was stopped)"
+    )
+
+
+def test_a_binary_that_prints_nothing_fails_the_round(tmp_path: Path) -> None:
+    tool = stand_in(tmp_path, "silent", 'case "$*" in *list_tests*) echo BM_a; echo BM_b;; esac\n')
+    with GoogleBenchmark([str(tool)]) as target:
+        m = target.invoke()
+    assert m.status == "error"
+    assert m.error == "Google Benchmark: printed no results"
+
+
+def test_a_binary_that_lists_nothing_fails_the_round(tmp_path: Path) -> None:
+    tool = stand_in(tmp_path, "empty", "exit 0\n")
+    with GoogleBenchmark([str(tool)]) as target:
+        m = target.invoke()
+    assert m.status == "error" and "lists no benchmark" in m.error
+
+
+def test_json_cut_off_with_a_clean_exit_fails_the_round_naming_the_benchmark(
+    tmp_path: Path,
+) -> None:
+    partial = (
+        '{"context": {}, "benchmarks": [{"name": "BM_a", "run_name": "BM_a", '
+        '"run_type": "iteration", "iterations": 5, "real_time": 3.0, "cpu_time": 3.0, '
+        '"time_unit": "ns"}, {"name": "BM_'
+    )
+    body = (
+        'case "$*" in *list_tests*) echo BM_a; echo BM_b; exit 0;; esac\n'
+        'for a in "$@"; do case "$a" in --benchmark_out=*) out="${a#--benchmark_out=}";; esac; '
+        "done\n"
+        f"printf '%s' '{partial}' > \"$out\"\n"
+    )
+    tool = stand_in(tmp_path, "cut", body)
+    with GoogleBenchmark([str(tool)]) as target:
+        m = target.invoke()
+    assert m.status == "error"
+    assert m.error == "Google Benchmark: its JSON output was cut off after 1 benchmark, in BM_b"
+
+
+def test_output_that_is_no_json_fails_the_round(tmp_path: Path) -> None:
+    body = (
+        'case "$*" in *list_tests*) echo BM_a; exit 0;; esac\n'
+        'for a in "$@"; do case "$a" in --benchmark_out=*) out="${a#--benchmark_out=}";; esac; '
+        "done\n"
+        'echo "Segmentation fault in user code" > "$out"\n'
+    )
+    tool = stand_in(tmp_path, "junk", body)
+    with GoogleBenchmark([str(tool)]) as target:
+        m = target.invoke()
+    assert m.status == "error" and "is not Google Benchmark JSON" in m.error
+
+
+def test_a_cut_off_file_keeps_every_complete_entry(binary: Path) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK]) as target:
+        path = target.scratch_path(".json")
+        os.system(f"{binary} {GBENCH_QUICK[0]} --benchmark_out={path} > /dev/null 2>&1")
+        text = Path(path).read_text()
+    whole, complete = decode_partial(text)
+    assert complete and len(whole["benchmarks"]) == 3
+    cut = text[: text.rindex('"real_time"')]  # inside the last entry
+    doc, complete = decode_partial(cut)
+    assert not complete
+    assert [b["name"] for b in doc["benchmarks"]] == ["BM_quiet", "BM_medium"]
+    assert doc["context"]["executable"] == str(binary)
+    assert [r[0] for r in runs(doc).rows] == ["BM_quiet", "BM_medium"]
+
+
+def test_series_names_must_have_been_seen(binary: Path) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK]) as target:
+        with pytest.raises(ValueError, match="no series 'BM_quiet' in earlier rounds"):
+            target.invoke_only(frozenset({"BM_quiet"}))
+        target.invoke()
+        with pytest.raises(ValueError, match="at least one series"):
+            target.invoke_only(frozenset())
+
+
+def _wait_for_hang(target: GoogleBenchmark, name: str, timeout: float = 30) -> int:
+    """The pid of the round's process ``name`` once it is in BM_hang (BM_crash written)."""
+    deadline = time.monotonic() + timeout
+    me = os.getpid()
+    scratch = Path(target.scratch_path("")).parent
+    while time.monotonic() < deadline:
+        written = "".join(p.read_text(errors="replace") for p in scratch.glob("*.json"))
+        if '"run_name": "BM_crash"' in written:
+            for entry in os.listdir("/proc"):
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                    cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                ppid = int(stat.rpartition(")")[2].split()[1])
+                if ppid == me and Path(cmd[0].decode()).name == name:
+                    return int(entry)
+        time.sleep(0.05)
+    raise AssertionError(f"the round of {name!r} did not reach BM_hang within {timeout} s")
+
+
+def test_perfstats_run_builds_the_gbench_kind_and_records_rounds(
+    binary: Path, tmp_path: Path
+) -> None:
+    res = perfstats(
+        ["run", "--target", "gbench", "--rule", "fixed", "-r", "n=3", "--record", "run.csv",
+         "--no-progress", "--", str(binary), *GBENCH_QUICK],
+        tmp_path, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert rows(tmp_path / "run.csv") == 3
+    # Every benchmark of every round is a row of the record's series table.
+    series = (tmp_path / "run.csv.series.csv").read_text().splitlines()
+    assert series[0].startswith("run,series,value,unit")
+    named = [line.split(",")[1] for line in series[1:]]
+    assert sorted(set(named)) == sorted(BASE) and len(named) == 3 * len(BASE)
+
+
+def test_ctrl_c_during_a_round_stops_the_run_and_keeps_the_record(
+    binary: Path, tmp_path: Path
+) -> None:
+    flags = tmp_path / "flags"
+    env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
+    driver = start(
+        ["run", "--target", "gbench", "--rule", "fixed", "-r", "n=100000", "--record",
+         "run.csv", "--no-progress", "--", str(binary), *GBENCH_QUICK],
+        tmp_path, env=env,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: rows(tmp_path / "run.csv") >= 2, 120, "two recorded rounds")
+        set_flag(flags, "hang")
+        time.sleep(3.0)  # the next round sits in BM_hang
+        os.kill(driver.pid, signal.SIGINT)
+        _, err = driver.communicate(timeout=60)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
+    assert driver.returncode == 130, err
+    assert "interrupted" in err
+    assert rows(tmp_path / "run.csv") >= 2
+    # No round process is left behind: its process group was killed.
+    assert binary.name not in subprocess.run(
+        ["ps", "-eo", "comm"], capture_output=True, text=True
+    ).stdout.split()
+
+
+def test_the_recorded_settings_rebuild_the_target(binary: Path) -> None:
+    with GoogleBenchmark([str(binary), *GBENCH_QUICK], metric="cpu_time", label="suite") as t:
+        assert rebuilt(t.config()) == t.config()
+
+
+def rebuilt(config: dict) -> dict:
+    """The settings of the target built again from recorded settings, as a rerun builds it."""
+    options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
+    with target_by_name(config["kind"], config["argv"], {**options, "label": config["name"]}) as t:
+        return t.config()

@@ -1,0 +1,214 @@
+"""A Go package's benchmarks, built here with the real go command, as a target."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from perfstats.adapters.targets import TARGETS, GoTest, target_by_name
+from perfstats.adapters.targets.gotest import bench_filter
+from support.cli import perfstats, rows
+from support.tool_suites import GO_NOISE, go_env, go_module, set_flag, stand_in
+
+QUICK = ["-benchtime=200x"]
+TIMES = ["Quiet-2 sec/op", "Medium-2 sec/op", "Noisy-2 sec/op"]
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    tmp = tmp_path_factory.mktemp("go")
+    folder = go_module(tmp / "mod", {"suite": GO_NOISE})
+    env = go_env(tmp)
+    # Fill the build cache once: each target's own build is then quick.
+    subprocess.run(
+        ["go", "test", "-c", "-o", str(tmp / "warm.test"), "./suite"],
+        cwd=folder, env={**os.environ, **env}, check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+    return folder, env
+
+
+@pytest.fixture
+def suite(module, tmp_path: Path):
+    """A target over the suite (two CPUs, so names end in -2) and its flag folder."""
+    folder, env = module
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    run_env = {**env, "TOOL_FLAGS": str(flags)}
+    with GoTest(["./suite", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder), timeout=300) as t:
+        yield t, flags
+
+
+def test_each_benchmark_and_metric_is_a_series(suite) -> None:
+    target, _ = suite
+    m = target.invoke()
+    assert m.ok, m.error
+    names = list(m.series)
+    assert {n for n in names if n.startswith("Quiet-2 ")} == {
+        "Quiet-2 sec/op", "Quiet-2 B/op", "Quiet-2 allocs/op", "Quiet-2 work/op"
+    }  # fmt: skip
+    assert set(TIMES) <= set(names)
+    assert {"Alloc-2 MB/s", "Alloc-2 widgets/op", "Sizes/n-10-2 sec/op",
+            "Sizes/n-100-2 sec/op", "Flaky-2 sec/op"} <= set(names)  # fmt: skip
+    quiet = m.series["Quiet-2 sec/op"]
+    assert quiet.unit == "s" and quiet.direction == "lower" and 1e-8 < quiet.value < 1e-3
+    assert m.series["Alloc-2 MB/s"].direction == "higher"
+    assert m.series["Alloc-2 widgets/op"].value == 2.5
+    assert m.series["Alloc-2 B/op"].unit == "B" and m.series["Alloc-2 B/op"].value >= 256
+    assert m.series["Quiet-2 allocs/op"].unit == "1"
+
+
+def test_a_round_of_some_series_runs_only_their_benchmarks(suite) -> None:
+    target, _ = suite
+    target.invoke()
+    m = target.invoke_only(frozenset({"Noisy-2 sec/op", "Sizes/n-10-2 B/op"}))
+    assert m.ok, m.error
+    assert set(m.series) == {"Noisy-2 sec/op", "Sizes/n-10-2 B/op"}
+
+
+def test_the_filter_names_benchmarks_level_by_level() -> None:
+    assert bench_filter(["Sum-8", "Sort/n=1.5-8", "A/b/c"]) == (
+        "^BenchmarkA$/^b$/^c$|^BenchmarkSort$/^(n=1\\.5-8|n=1\\.5)$|^BenchmarkSum$"
+    )
+
+
+def test_a_users_bench_and_the_metrics_option_pick_the_series(module) -> None:
+    folder, env = module
+    target = target_by_name(
+        "gotest", ["./suite", *QUICK, "-cpu=2", "-bench=Quiet|Noisy"],
+        {"cwd": str(folder), "env": env, "metrics": ["sec/op"]},
+    )  # fmt: skip
+    assert TARGETS["gotest"] is GoTest
+    with target:
+        m = target.invoke()
+    assert list(m.series) == ["Quiet-2 sec/op", "Noisy-2 sec/op"]
+
+
+def test_flags_each_round_sets_are_refused(module) -> None:
+    folder, env = module
+    with pytest.raises(ValueError, match="-count is set by each round"):
+        GoTest(["./suite", "-count=5"], cwd=str(folder), env=env)
+    with pytest.raises(ValueError, match="one package"):
+        GoTest(["./..."], cwd=str(folder), env=env)
+
+
+def test_a_missing_go_command_is_refused_naming_the_tool(module) -> None:
+    folder, env = module
+    with pytest.raises(ValueError, match=r"^go test -bench: executable 'no-such-go' not found"):
+        GoTest(["./suite"], go="no-such-go", cwd=str(folder), env=env)
+
+
+def test_a_package_that_does_not_build_fails_the_round(module, tmp_path: Path) -> None:
+    _, env = module
+    broken = go_module(tmp_path / "broken", {"bad": "package bad\n\nfunc BenchmarkX( {\n"})
+    with GoTest(["./bad"], cwd=str(broken), env=env, timeout=120) as target:
+        m = target.invoke()
+    assert m.status == "error"
+    assert m.error.startswith("go test -bench: go test -c ./bad failed: exit status 1")
+
+
+def test_a_panic_mid_suite_fails_the_round_naming_the_benchmark(suite) -> None:
+    target, flags = suite
+    assert target.invoke().ok
+    set_flag(flags, "crash")
+    m = target.invoke()
+    assert m.status == "error"
+    assert m.error == (
+        "go test -bench: exit status 2 in Sizes/n-100-2 after 5 benchmarks: panic: boom"
+    )
+    assert m.extra["benchmark"] == "Sizes/n-100-2"
+
+
+def test_a_hung_benchmark_is_killed_at_the_timeout_naming_it(module, tmp_path: Path) -> None:
+    folder, env = module
+    flags = tmp_path / "flags"
+    set_flag(flags, "hang")
+    run_env = {**env, "TOOL_FLAGS": str(flags)}
+    with GoTest(["./suite", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder), timeout=5) as target:
+        m = target.invoke()
+    assert m.status == "timeout"
+    assert m.error == (
+        "go test -bench: timed out after 5 s after 5 benchmarks (the last finished: Sizes/n-10-2)"
+    )
+
+
+def test_sigint_to_the_test_binary_fails_the_round(module, tmp_path: Path) -> None:
+    folder, env = module
+    flags = tmp_path / "flags"
+    set_flag(flags, "hang")
+    run_env = {**env, "TOOL_FLAGS": str(flags)}
+    with GoTest(["./suite", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder)) as target:
+        target.prepare()
+        result = {}
+        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
+        worker.start()
+        time.sleep(3.0)  # the five quick benchmarks, then the hang
+        os.kill(_child_running(".test"), signal.SIGINT)
+        worker.join(30)
+    m = result["m"]
+    assert m.status == "error"
+    assert m.error == (
+        "go test -bench: interrupted (SIGINT) after 5 benchmarks (the last finished: Sizes/n-10-2)"
+    )
+
+
+def test_a_benchmark_skipped_in_a_later_round_gets_no_value(suite) -> None:
+    target, flags = suite
+    assert target.invoke().series["Flaky-2 sec/op"].ok
+    set_flag(flags, "vanish")
+    m = target.invoke()
+    assert m.ok and m.series["Quiet-2 sec/op"].ok
+    assert m.series["Flaky-2 sec/op"].value is None
+    assert "Flaky-2 sec/op is not in this round's output" in m.series["Flaky-2 sec/op"].error
+
+
+def test_a_go_that_prints_nothing_fails_the_round(tmp_path: Path) -> None:
+    # A go command that "builds" an empty test binary and answers go list.
+    fake_go = stand_in(
+        tmp_path, "go",
+        'case "$1" in\n'
+        '  test) out="$4"; printf "#!/bin/sh\\nexit 0\\n" > "$out"; chmod +x "$out";;\n'
+        f'  list) echo "{tmp_path}";;\n'
+        "esac\n",
+    )  # fmt: skip
+    with GoTest(["./pkg"], go=str(fake_go), cwd=str(tmp_path)) as target:
+        m = target.invoke()
+    assert m.status == "error" and m.error == "go test -bench: printed no results"
+
+
+def test_perfstats_run_builds_the_gotest_kind(module, tmp_path: Path) -> None:
+    folder, env = module
+    res = perfstats(
+        ["run", "--target", "gotest", "--rule", "fixed", "-r", "n=2", "--record", "run.csv",
+         "-t", f"cwd={folder}", "--no-progress", "--", "./suite", *QUICK],
+        tmp_path, timeout=300, env=env,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert rows(tmp_path / "run.csv") == 2
+
+
+def _child_running(suffix: str) -> int:
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[1]) == me and cmd[0].decode().endswith(suffix):
+            return int(entry)
+    raise AssertionError(f"no child process ending in {suffix!r} is running")
+
+
+def test_the_recorded_settings_rebuild_the_target(module) -> None:
+    folder, env = module
+    with GoTest(["./suite", *QUICK], cwd=str(folder), env=env, metrics=["sec/op"]) as t:
+        config = t.config()
+    assert config["argv"] == ["./suite", *QUICK] and config["go"] == "go"
+    options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
+    with target_by_name("gotest", config["argv"], {**options, "label": config["name"]}) as again:
+        assert again.config() == config

@@ -1,0 +1,301 @@
+"""Benchmark suites of the real tools (Google Benchmark, go test, pyperf), built in a test.
+
+Each suite has benchmarks of clearly different noise: the work of a
+benchmark is scaled by a factor each process draws once (quiet: none,
+medium: 15%, noisy: 35% standard deviation), so the spread from round to
+round differs by construction and a round is the unit of variation, as
+with a real benchmark whose process lands in a different memory layout
+each time. Each benchmark also reports that drawn work (a counter of
+Google Benchmark, a metric of go), which a loaded machine leaves alone.
+Faults are switched on between rounds by files in a flag folder (an
+environment variable names it), so one target sees a benchmark crash,
+hang, fail or disappear in a later round than the first.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+GBENCH_NOISE = r"""
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+static bool flag(const char* name) {
+  const char* dir = std::getenv("TOOL_FLAGS");
+  return dir && access((std::string(dir) + "/" + name).c_str(), F_OK) == 0;
+}
+
+// The factor this process draws for a benchmark: its round-to-round spread.
+static double factor(double spread) {
+  static std::mt19937_64 gen(std::random_device{}());
+  std::normal_distribution<double> d(1.0, spread);
+  double f = d(gen);
+  return f < 0.3 ? 0.3 : f;
+}
+
+static void work(benchmark::State& s, double spread) {
+  const long n = static_cast<long>(3000 * factor(spread));
+  for (auto _ : s) {
+    long acc = 0;
+    for (long i = 0; i < n; ++i) benchmark::DoNotOptimize(acc += i);
+  }
+  // The additions per iteration: the drawn work, which no machine load changes.
+  s.counters["work"] = static_cast<double>(n);
+}
+
+static void BM_quiet(benchmark::State& s) { work(s, 0.0); }
+static void BM_medium(benchmark::State& s) { work(s, 0.15); }
+static void BM_noisy(benchmark::State& s) { work(s, 0.35); }
+static void BM_crash(benchmark::State& s) {
+  if (flag("crash")) std::abort();
+  work(s, 0.0);
+}
+static void BM_hang(benchmark::State& s) {
+  if (flag("hang")) std::this_thread::sleep_for(std::chrono::seconds(60));
+  work(s, 0.0);
+}
+static void BM_skip(benchmark::State& s) {
+  if (flag("skip")) {
+    s.SkipWithError("no input file");
+    return;
+  }
+  work(s, 0.0);
+}
+static void BM_flaky(benchmark::State& s) { work(s, 0.0); }
+
+int main(int argc, char** argv) {
+  benchmark::RegisterBenchmark("BM_quiet", BM_quiet);
+  benchmark::RegisterBenchmark("BM_medium", BM_medium);
+  benchmark::RegisterBenchmark("BM_noisy", BM_noisy);
+  if (std::getenv("TOOL_FAULTS")) {
+    benchmark::RegisterBenchmark("BM_crash", BM_crash);
+    benchmark::RegisterBenchmark("BM_hang", BM_hang);
+    benchmark::RegisterBenchmark("BM_skip", BM_skip);
+    if (!flag("vanish")) benchmark::RegisterBenchmark("BM_flaky", BM_flaky);
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+"""
+
+GBENCH_WIDE = r"""
+#include <benchmark/benchmark.h>
+
+// Fifty benchmarks that each do almost nothing: a round costs the process.
+static void BM_tiny(benchmark::State& s) {
+  for (auto _ : s) benchmark::DoNotOptimize(s.range(0));
+}
+BENCHMARK(BM_tiny)->DenseRange(1, 50);
+BENCHMARK_MAIN();
+"""
+
+#: Options that keep a Google Benchmark round short.
+GBENCH_QUICK = ["--benchmark_min_time=0.002"]
+
+
+def build_gbench(folder: Path, source: str = GBENCH_NOISE, name: str = "suite") -> Path:
+    """Compile ``source`` against the installed Google Benchmark; the binary's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    src = folder / f"{name}.cc"
+    src.write_text(source)
+    binary = folder / name
+    _run(["g++", "-O1", str(src), "-o", str(binary), "-lbenchmark", "-lpthread"], folder)
+    return binary
+
+
+def set_flag(flags: Path, name: str, on: bool = True) -> None:
+    """Switch a fault of the suites on (a file in the flag folder) or off."""
+    flags.mkdir(parents=True, exist_ok=True)
+    path = flags / name
+    if on:
+        path.write_text("")
+    elif path.exists():
+        path.unlink()
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    assert res.returncode == 0, f"{cmd[0]} failed:\n{res.stdout[-2000:]}\n{res.stderr[-2000:]}"
+    return res.stdout
+
+
+GO_NOISE = """package suite
+
+import (
+\t"math/rand"
+\t"os"
+\t"path/filepath"
+\t"testing"
+\t"time"
+)
+
+func flag(name string) bool {
+\tdir := os.Getenv("TOOL_FLAGS")
+\tif dir == "" {
+\t\treturn false
+\t}
+\t_, err := os.Stat(filepath.Join(dir, name))
+\treturn err == nil
+}
+
+// The factor this process draws for a benchmark: its round-to-round spread.
+var gen = rand.New(rand.NewSource(time.Now().UnixNano() + int64(os.Getpid())))
+
+func work(b *testing.B, spread float64) {
+\tf := 1 + gen.NormFloat64()*spread
+\tif f < 0.3 {
+\t\tf = 0.3
+\t}
+\tn := int(3000 * f)
+\tb.ResetTimer()
+\tacc := 0
+\tfor i := 0; i < b.N; i++ {
+\t\tfor j := 0; j < n; j++ {
+\t\t\tacc += j
+\t\t}
+\t}
+\tsink = acc
+\t// The additions per op: the drawn work, which no machine load changes.
+\tb.ReportMetric(float64(n), "work/op")
+}
+
+var sink int
+
+// Kept in a package variable so that each buffer escapes to the heap.
+var keep []byte
+
+func BenchmarkQuiet(b *testing.B)  { work(b, 0) }
+func BenchmarkMedium(b *testing.B) { work(b, 0.15) }
+func BenchmarkNoisy(b *testing.B)  { work(b, 0.35) }
+
+func BenchmarkAlloc(b *testing.B) {
+\tb.SetBytes(256)
+\tfor i := 0; i < b.N; i++ {
+\t\tkeep = make([]byte, 256)
+\t}
+\tb.ReportMetric(2.5, "widgets/op")
+}
+
+func BenchmarkSizes(b *testing.B) {
+\tfor _, name := range []string{"n-10", "n-100"} {
+\t\tb.Run(name, func(b *testing.B) {
+\t\t\tif flag("crash") && name == "n-100" {
+\t\t\t\tpanic("boom")
+\t\t\t}
+\t\t\tif flag("hang") && name == "n-100" {
+\t\t\t\ttime.Sleep(60 * time.Second)
+\t\t\t}
+\t\t\twork(b, 0)
+\t\t})
+\t}
+}
+
+func BenchmarkFlaky(b *testing.B) {
+\tif flag("vanish") {
+\t\tb.Skip("switched off")
+\t}
+\twork(b, 0)
+}
+"""
+
+GO_WIDE_HEAD = "package wide\n\nimport \"testing\"\n\nvar sink int\n"
+
+
+def go_wide_source(n: int = 50) -> str:
+    """A Go test file of ``n`` benchmarks that each do almost nothing."""
+    one = "func BenchmarkTiny{i:02d}(b *testing.B) {{ for i := 0; i < b.N; i++ {{ sink += i }} }}\n"
+    return GO_WIDE_HEAD + "".join(one.format(i=i) for i in range(1, n + 1))
+
+
+def go_env(tmp: Path) -> dict[str, str]:
+    """An environment for ``go`` that needs no network and writes only under ``tmp``."""
+    return {
+        "GOFLAGS": "-mod=mod",
+        "GOCACHE": str(tmp / "gocache"),
+        "GOPATH": str(tmp / "gopath"),
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+        "HOME": str(tmp),
+    }
+
+
+def go_module(folder: Path, packages: dict[str, str]) -> Path:
+    """A Go module in ``folder`` with one test file per package (``{"suite": source}``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "go.mod").write_text("module example.com/bench\n\ngo 1.19\n")
+    for name, source in packages.items():
+        (folder / name).mkdir(exist_ok=True)
+        (folder / name / f"{name}_test.go").write_text(source)
+    return folder
+
+
+PYPERF_NOISE = '''"""A pyperf script of benchmarks of clearly different noise."""
+
+import os
+import random
+import time
+
+import pyperf
+
+
+def flag(name):
+    folder = os.environ.get("TOOL_FLAGS")
+    return bool(folder) and os.path.exists(os.path.join(folder, name))
+
+
+def work(loops, spread):
+    # The factor this process draws: the round-to-round spread.
+    n = max(30, int(300 * random.gauss(1.0, spread)))
+    t0 = time.perf_counter()
+    for _ in range(loops):
+        sum(range(n))
+    return time.perf_counter() - t0
+
+
+def crash(loops):
+    if flag("crash"):
+        os.abort()
+    if flag("hang"):
+        time.sleep(60)
+    return work(loops, 0.0)
+
+
+runner = pyperf.Runner()
+runner.bench_time_func("quiet", work, 0.0)
+runner.bench_time_func("medium", work, 0.15)
+runner.bench_time_func("noisy", work, 0.35)
+if os.environ.get("TOOL_FAULTS"):
+    runner.bench_time_func("crash", crash)
+    if not flag("vanish"):
+        runner.bench_time_func("flaky", work, 0.0)
+'''
+
+
+#: Options that keep a pyperf worker short.
+PYPERF_QUICK = ["--min-time=0.002"]
+
+
+def pyperf_script(folder: Path, source: str = PYPERF_NOISE, name: str = "bench.py") -> Path:
+    """A pyperf Runner script in ``folder``; its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(source)
+    return path
+
+
+def stand_in(folder: Path, name: str, body: str) -> Path:
+    """An executable shell script standing in for a tool binary (a fault to reproduce)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
