@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfstats.rules import Rule
+from perfstats.rules import Fixed, Rule
 from perfstats.rules.decision import Decision
 from perfstats.rules.monitor import STOP_WHEN, Monitor, MultiMonitor
 
@@ -147,10 +147,17 @@ class Session:
     # -- series ----------------------------------------------------------
 
     def _new_multi(self) -> MultiMonitor:
-        """A MultiMonitor whose primary series judges with the rule itself, the others a copy."""
+        """A MultiMonitor whose primary series judges with the rule itself, the others a copy.
+
+        A target whose primary value is not judged (a suite's round time)
+        gives it a fixed rule that stops at the first judgement, so it
+        never holds the run up; its values are still recorded.
+        """
         rule = self.rule
         spare = copy.deepcopy(rule)
-        first = [rule]
+        first: list[Rule] = [rule]
+        if not self.target.judges_value and self.settings.stop_when != PRIMARY:
+            first = [Fixed(n=max(rule.interval, rule.min_n))]
 
         def make() -> Rule:
             return first.pop() if first else copy.deepcopy(spare)
@@ -246,9 +253,17 @@ class Session:
         return "max_n" if capped else "rule"
 
     def _decision(self) -> tuple[Decision, tuple[Decision, ...]]:
-        """The run's decision and history: of the series ``stop_when`` names, else the primary."""
+        """The run's decision and history: of the series ``stop_when`` names, else the primary.
+
+        Where the primary value is not judged, the series that decided last
+        stands for the run.
+        """
         when = self.settings.stop_when
         chosen = self.multi.monitors.get(when) if when not in STOP_WHEN else None
+        if chosen is None and not self.target.judges_value:
+            named = [m for n, m in self.multi.monitors.items() if n != PRIMARY]
+            if named:
+                chosen = max(named, key=lambda m: m.data.size)
         monitor = chosen if chosen is not None else self.monitor
         return monitor.decision, tuple(monitor.history)
 

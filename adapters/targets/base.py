@@ -119,6 +119,12 @@ class Target(Resource):
     #: benchmark filter), so a round costs only the series still going.
     selects_series: bool = False
 
+    #: False when the primary value only describes the invocation (a
+    #: suite's round time, which falls as benchmarks stop) and the named
+    #: series are what the rule should judge; naming ``"value"`` in
+    #: ``stop_when`` judges it anyway.
+    judges_value: bool = True
+
     @abstractmethod
     def invoke(self) -> Measurement:
         """Run once and return the measurement; failures are returned, not raised."""

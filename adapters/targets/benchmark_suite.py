@@ -93,6 +93,9 @@ class BenchmarkSuite(LocalProgram, Target):
     #: The tool's name as messages say it ("Google Benchmark").
     tool = "benchmark tool"
     selects_series = True
+    # The round's time falls as benchmarks stop: it says what a round cost,
+    # not when the suite is measured well enough.
+    judges_value = False
 
     def __init__(
         self,

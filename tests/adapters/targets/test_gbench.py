@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from perfstats.adapters.records.importers.gbench import runs
 from perfstats.adapters.targets import TARGETS, GoogleBenchmark, target_by_name
@@ -333,9 +335,10 @@ def test_ctrl_c_during_a_round_stops_the_run_and_keeps_the_record(
     assert "interrupted" in err
     assert rows(tmp_path / "run.csv") >= 2
     # No round process is left behind: its process group was killed.
-    assert binary.name not in subprocess.run(
-        ["ps", "-eo", "comm"], capture_output=True, text=True
-    ).stdout.split()
+    assert (
+        binary.name
+        not in subprocess.run(["ps", "-eo", "comm"], capture_output=True, text=True).stdout.split()
+    )
 
 
 def test_the_recorded_settings_rebuild_the_target(binary: Path) -> None:
@@ -348,3 +351,32 @@ def rebuilt(config: dict) -> dict:
     options = {k: v for k, v in config.items() if k not in ("kind", "name", "executable", "argv")}
     with target_by_name(config["kind"], config["argv"], {**options, "label": config["name"]}) as t:
         return t.config()
+
+
+def test_the_suite_ends_when_its_last_benchmark_stops_not_its_round_time(
+    binary: Path, tmp_path: Path
+) -> None:
+    # Judged on the work each benchmark reports (which load does not change),
+    # every benchmark stops by its own rule; the round's time is recorded but
+    # does not hold the run, which ends with the last benchmark to stop.
+    res = perfstats(
+        ["run", "--target", "gbench", "-t", "metric=work", "--rule", "superflow",
+         "-r", "error=0.1", "--max-n", "400", "--record", "run.csv", "--no-progress",
+         "--seed", "3", "--json", "--", str(binary), *GBENCH_QUICK,
+         "--benchmark_filter=BM_(quiet|medium|noisy)$"],
+        tmp_path, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    counts = pd.read_csv(tmp_path / "run.csv.series.csv").query("status == 'ok'")
+    per_series = counts.groupby("series").size()
+    assert set(per_series.index) == set(BASE)
+    assert rows(tmp_path / "run.csv") == per_series.max()
+    assert per_series["BM_quiet"] < per_series["BM_noisy"]
+    meta = json.loads((tmp_path / "run.csv.meta.json").read_text())
+    decisions = meta["sessions"][-1]["series"]
+    assert all(decisions[b]["decision"]["stop"] for b in BASE), decisions
+    assert not any(decisions[b].get("capped") for b in BASE), decisions
+    # The round's time is recorded in every round but judged by a fixed rule
+    # that stops at its first judgement: it never holds the suite up.
+    assert decisions["value"]["n"] == per_series.max()
+    assert decisions["value"]["decision"]["rule"] == "Fixed"
