@@ -93,6 +93,7 @@ def gate_files(
     names: str = "target",
     statistic: str | float = "median",
     higher_is_better: Sequence[str] = (),
+    metric: str = "auto",
     **options: Any,
 ) -> GateResult:
     """The regression gate on a baseline and a contender read from files.
@@ -114,6 +115,10 @@ def gate_files(
         Names or glob patterns of benchmarks whose higher values are better,
         whatever their files say (the files' own direction otherwise: a
         JMH throughput, a Go ``MB/s``, a CSV's ``direction`` column).
+    metric : str, default "auto"
+        Which values of a record with named series to judge (see
+        :func:`~perfstats.adapters.ab.inputs.read_results`): each judged
+        series as a benchmark, ``"value"`` the primary, or one series.
     **options
         Passed to :func:`perfstats.gate` (``threshold``, ``fdr``, ``level``,
         ``paired``, ``n_resamples``, ``rng``, ``min_equivalent_runs``,
@@ -148,8 +153,8 @@ def gate_files(
     overrides = dict(options.pop("overrides", None) or {})
     if config is not None:
         overrides.update(read_overrides(config))
-    base_all = read_results(baseline, names=names, keep_unrun=True)
-    cont_all = read_results(contender, names=names, keep_unrun=True)
+    base_all = read_results(baseline, names=names, keep_unrun=True, metric=metric)
+    cont_all = read_results(contender, names=names, keep_unrun=True, metric=metric)
     base, cont = base_all[~_unrun(base_all)], cont_all[~_unrun(cont_all)]
     errors: dict[str, str] = {}
     for side, frame in (("baseline", base_all), ("contender", cont_all)):

@@ -44,6 +44,7 @@ from ..records.importers import read as read_tool_results
 from ..records.importers.results import HIGHER, LOWER, TIME_UNITS
 from ..records.record import COLUMNS as RECORD_COLUMNS
 from ..records.record import MEASURE, metadata_path, read_metadata, read_record
+from ..records.series_table import PRIMARY, metric_frame, read_series
 from .persistence import AB
 
 __all__ = ["NAMES", "ORDERS", "read_history", "read_results"]
@@ -56,11 +57,18 @@ NAMES = ("target", "file")
 #: else by name), or by one rule.
 ORDERS = ("auto", "date", "file", "name")
 
+#: ``metric`` of :func:`read_results`: each judged series of a record.
+AUTO = "auto"
+
 _TIDY = ["benchmark", "unit", "value", "file", "commit", "date", "direction", "failed"]
 
 
 def read_results(
-    path: str | os.PathLike[str], *, names: str = "target", keep_unrun: bool = False
+    path: str | os.PathLike[str],
+    *,
+    names: str = "target",
+    keep_unrun: bool = False,
+    metric: str = "auto",
 ) -> pd.DataFrame:
     """The per-run values in a file or a directory of files, one row per run.
 
@@ -76,6 +84,12 @@ def read_results(
         successful run, a tool's benchmark whose every run failed)
         as one row with a NaN ``value`` and its (positive) ``failed`` count, for the
         gate to report as an error, instead of refusing the file.
+    metric : str, default "auto"
+        Which values of a perfstats record with named series to read:
+        ``"auto"`` reads each judged series as a benchmark of its own (the
+        benchmarks of a suite by their names; a program's judged metrics as
+        ``TARGET/NAME`` beside its value), ``"value"`` only the primary
+        value, another name that series of every record.
 
     Returns
     -------
@@ -111,13 +125,13 @@ def read_results(
     if not p.exists():
         raise ValueError(f"{os.fspath(p)} does not exist")
     if not p.is_dir():
-        return _read_file(p, names, keep_unrun)
+        return _read_file(p, names, keep_unrun, metric)
     files = _result_files(p)
     if not files:
         if any(p.rglob("new/sample.json")):
             return _tidy(read_tool_results(p), p)
         raise ValueError(f"directory {os.fspath(p)} holds no results file")
-    return _unique(p, [_read_file(f, names, keep_unrun) for f in files])
+    return _unique(p, [_read_file(f, names, keep_unrun, metric) for f in files])
 
 
 def read_history(
@@ -292,12 +306,14 @@ def _unique(where: Path, parts: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _read_file(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
+def _read_file(
+    path: Path, names: str, keep_unrun: bool = False, metric: str = AUTO
+) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise ValueError(f"{os.fspath(path)} is empty")
     header = _csv_header(path)
     if header is not None and tuple(header) == RECORD_COLUMNS:
-        return _read_record(path, names, keep_unrun)
+        return _read_record(path, names, keep_unrun, metric)
     if header is not None and tuple(header) == AB.columns:
         # Its rows hold both versions of each benchmark: never one side.
         raise ValueError(
@@ -333,12 +349,42 @@ def _csv_header(path: Path) -> list[str] | None:
     return [c.strip() for c in row] if row else None
 
 
-def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFrame:
+def _read_record(
+    path: Path, names: str, keep_unrun: bool = False, metric: str = AUTO
+) -> pd.DataFrame:
     df = read_record(path)
-    ok = df[(df["status"] == "ok") & (df["phase"] == MEASURE)]
-    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
-    if ok.empty and not (keep_unrun and failed):
-        raise ValueError(f"{os.fspath(path)}: the record has no successful measured run")
+    if metric == PRIMARY or (metric == AUTO and not metadata_path(path).exists()):
+        return _record_frame(path, df, names, keep_unrun)
+    metadata = read_metadata(path)
+    described = metadata.get("series") or {}
+    series = read_series(path)
+    if metric != AUTO:
+        try:
+            picked = metric_frame(df, series, metric)
+        except ValueError as exc:
+            raise ValueError(f"{os.fspath(path)}: {exc}") from None
+        better = str((described.get(metric) or {}).get("direction", LOWER))
+        return _record_frame(path, picked, names, keep_unrun, direction=better)
+    judged = [n for n, d in described.items() if isinstance(d, Mapping) and d.get("judged", True)]
+    if not judged or series.empty:
+        return _record_frame(path, df, names, keep_unrun)
+    # A suite's record: each judged series is a benchmark of its own. A
+    # program's judged metrics stand beside its value, named after it.
+    primary_judged = bool(metadata.get("primary_judged", True))
+    parts = [_record_frame(path, df, names, keep_unrun)] if primary_judged else []
+    prefix = f"{_record_name(path, df, names)}/" if primary_judged else ""
+    for name in judged:
+        parts.append(
+            _record_frame(
+                path, metric_frame(df, series, name), names, keep_unrun,
+                direction=str(described[name].get("direction", LOWER)),
+                benchmark=f"{prefix}{name}",
+            )
+        )  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def _record_name(path: Path, df: pd.DataFrame, names: str) -> str:
     name = path.stem
     if names == "target":
         target = read_metadata(path).get("target") if metadata_path(path).exists() else None
@@ -348,12 +394,30 @@ def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFra
             name = str(recorded)
         elif len(column) == 1:
             name = str(column[0])
+    return name
+
+
+def _record_frame(
+    path: Path,
+    df: pd.DataFrame,
+    names: str,
+    keep_unrun: bool = False,
+    *,
+    direction: str = LOWER,
+    benchmark: str | None = None,
+) -> pd.DataFrame:
+    ok = df[(df["status"] == "ok") & (df["phase"] == MEASURE)]
+    failed = int(((df["status"] != "ok") & (df["phase"] == MEASURE)).sum())
+    if ok.empty and not (keep_unrun and failed):
+        of = "" if benchmark is None else f" of {benchmark!r}"
+        raise ValueError(f"{os.fspath(path)}: the record has no successful measured run{of}")
+    name = benchmark if benchmark is not None else _record_name(path, df, names)
     if ok.empty:
         units_seen = sorted(set(df["unit"]))
         return pd.DataFrame({
             "benchmark": [name], "unit": [units_seen[0] if len(units_seen) == 1 else None],
             "value": [np.nan], "file": [os.fspath(path)], "commit": [None], "date": [None],
-            "direction": [LOWER], "failed": [failed],
+            "direction": [direction], "failed": [failed],
         })[_TIDY]  # fmt: skip
     units = sorted(set(ok["unit"]))
     if len(units) > 1:
@@ -367,7 +431,7 @@ def _read_record(path: Path, names: str, keep_unrun: bool = False) -> pd.DataFra
             "file": os.fspath(path),
             "commit": None,
             "date": ok["started_at"].min().isoformat(),
-            "direction": LOWER,
+            "direction": direction,
             "failed": failed,
         }
     )[_TIDY]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .output import emit_json, out
-from .parser import UsageError, output_arguments
+from .parser import UsageError, metric_argument, output_arguments
 from .samples import read_judged_sample
 
 HELP = "compare two samples (before / after)"
@@ -47,6 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="higher values are better (a throughput, a rate) where the files do not say",
     )
+    metric_argument(p)
     output_arguments(p)
 
 
@@ -54,8 +55,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     """Run ``perfstats compare`` with parsed arguments; returns the exit status."""
     from perfstats.comparison import compare
 
-    a, better_a = read_judged_sample(args.a, args.column)
-    b, better_b = read_judged_sample(args.b, args.column)
+    a, better_a = read_judged_sample(args.a, args.column, args.metric)
+    b, better_b = read_judged_sample(args.b, args.column, args.metric)
     if better_a != better_b and not args.higher_is_better:
         raise UsageError(
             f"{better_a} values are better in {args.a} but {better_b} in {args.b} (a time on "

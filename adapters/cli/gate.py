@@ -97,23 +97,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="median (default), mean, a percentile such as p90, or a quantile such as 0.9",
     )
     p.add_argument(
-        "--threshold", default="2%", metavar="DELTA", help="relative threshold: 2%% (default) "
-        "or 0.02",
+        "--threshold",
+        default="2%",
+        metavar="DELTA",
+        help="relative threshold: 2%% (default) or 0.02",
     )
     p.add_argument("--fdr", type=float, default=0.05, help="false discovery rate (0.05)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level of the CIs (0.95)")
-    p.add_argument(
-        "--paired", action="store_true", help="the i-th runs of both sides ran together"
-    )
+    p.add_argument("--paired", action="store_true", help="the i-th runs of both sides ran together")
     p.add_argument("--config", metavar="FILE", help="TOML file with per-benchmark thresholds")
     p.add_argument(
         "--format", choices=FORMATS, default="table", help="output on stdout (default: table)"
     )
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML, one test per benchmark")
-    p.add_argument(
-        "--strict", action="store_true", help="exit 3 when a benchmark is inconclusive"
-    )
+    p.add_argument("--strict", action="store_true", help="exit 3 when a benchmark is inconclusive")
     names_argument(p)
+    p.add_argument(
+        "--metric",
+        default="auto",
+        metavar="NAME",
+        help="for records with several series: 'auto' (default) judges each benchmark of a "
+        "suite and each judged metric; 'value' only the primary value; a name, that series",
+    )
     p.add_argument(
         "--resamples", type=int, default=5000, metavar="B", help="bootstrap resamples (5000)"
     )
@@ -154,6 +159,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
             n_resamples=args.resamples,
             rng=args.seed,
             higher_is_better=args.higher_is_better,
+            metric=args.metric,
         )
     )
     if args.junit:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..records.record import is_empty, read_metadata, read_record
+from ..records.record import is_empty, read_metadata
 from ..report.billing import cost_text, load_prices, run_cost
 from ..report.formatting import quantity, table
 from ..report.summary import report
 from .output import emit_json, intervals_text, out, rule_text
-from .parser import UsageError, output_arguments
+from .parser import UsageError, metric_argument, output_arguments
+from .samples import read_metric
 
 HELP = "summarise a recorded run"
 EXAMPLES = """\
@@ -37,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="price table for a FaaS target's cost (JSON or TOML with date and region)",
     )
+    metric_argument(p)
     output_arguments(p)
 
 
@@ -52,7 +54,7 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         written = write_html_report(Path(args.record), Path(args.output), prices=prices)
         out(f"wrote {written}")
         return 0
-    measurements = read_record(args.record)
+    measurements, _ = read_metric(args.record, args.metric)
     metadata = read_metadata(args.record)
     data = report(measurements, metadata)
     target_config = metadata.get("target") or {}

@@ -13,7 +13,8 @@ from ..records.cells import number
 from ..records.importers import read as read_results_file
 from ..records.importers.results import LOWER, Results
 from ..records.importers.sniff import sniff
-from ..records.record import COLUMNS, read_record
+from ..records.record import COLUMNS, read_metadata, read_record
+from ..records.series_table import PRIMARY, metric_frame, read_series
 from .parser import UsageError
 
 
@@ -66,14 +67,17 @@ def read_csv(path: str) -> pd.DataFrame:
         raise UsageError(f"{path} is not a readable CSV: {exc}") from None
 
 
-def read_judged_sample(path: str, column: str | None) -> tuple[np.ndarray, str]:
+def read_judged_sample(
+    path: str, column: str | None, metric: str = PRIMARY
+) -> tuple[np.ndarray, str]:
     """The values to compare from ``path``, and which of them are better.
 
-    A record (its successful runs) or one CSV column are read as
-    values better lower; a results file of another tool (pyperf, hyperfine,
-    JMH, ...) gives the values of its one benchmark, or of the benchmark
-    ``column`` names, and the direction the tool's unit or mode says (a
-    JMH throughput, a Go ``MB/s``: higher is better).
+    A record (its successful runs; with several series, those of
+    ``metric``, in the direction its metadata gives) or one CSV column
+    (better lower) are read; a results file of another tool (pyperf,
+    hyperfine, JMH, ...) gives the values of its one benchmark, or of the
+    benchmark ``column`` names, and the direction the tool's unit or mode
+    says (a JMH throughput, a Go ``MB/s``: higher is better).
     """
     results = _tool_results(path)
     if results is not None:
@@ -89,10 +93,13 @@ def read_judged_sample(path: str, column: str | None) -> tuple[np.ndarray, str]:
         return results.values(name), results.direction(name)
     df = read_csv(path)
     if tuple(df.columns) == COLUMNS:
-        values = judged_values(read_record(path))
+        measurements, better = read_metric(path, metric)
+        values = judged_values(measurements)
         if values.size == 0:
-            raise UsageError(f"{path}: the record has no successful measured run")
-        return values, LOWER
+            raise UsageError(f"{path}: the record has no successful measured run of {metric!r}")
+        return values, better
+    if metric != PRIMARY:
+        raise UsageError(f"--metric needs a perfstats record; {path} is a plain CSV")
     if column is not None:
         if column not in df.columns:
             raise UsageError(f"{path} has no column {column!r}")
@@ -130,3 +137,16 @@ def _tool_results(path: str) -> Results | None:
         return read_results_file(path)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def read_metric(path: str, metric: str = PRIMARY) -> tuple[pd.DataFrame, str]:
+    """The record at ``path`` with series ``metric`` as its value, and which way is better."""
+    measurements = read_record(path)
+    if metric == PRIMARY:
+        return measurements, LOWER
+    try:
+        frame = metric_frame(measurements, read_series(path), metric)
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    described = (read_metadata(path).get("series") or {}).get(metric) or {}
+    return frame, str(described.get("direction", LOWER))

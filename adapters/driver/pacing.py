@@ -321,6 +321,7 @@ class Session:
             return
         self.metadata["format"] = SERIES_FORMAT
         self.metadata["primary"] = PRIMARY
+        self.metadata["primary_judged"] = self.target.judges_value
         self.metadata["series"] = {name: dict(d) for name, d in self.known.items()}
         if self.record is not None:
             try:
@@ -335,6 +336,7 @@ class Session:
         if self.known:
             metadata["format"] = SERIES_FORMAT
             metadata["primary"] = PRIMARY
+            metadata["primary_judged"] = self.target.judges_value
             metadata["series"] = {name: dict(d) for name, d in self.known.items()}
         elif metadata.get("format") is None:
             metadata["format"] = FORMAT

@@ -317,7 +317,7 @@ def _metadata(
         "fields": field_descriptions(FORMAT_RUN),
     }
     # A resumed record with series keeps its format and series descriptions.
-    for key in ("format", "primary", "series"):
+    for key in ("format", "primary", "primary_judged", "series"):
         if key in previous and (key != "format" or previous[key] == SERIES_FORMAT):
             metadata[key] = previous[key]
     return metadata

@@ -27,6 +27,7 @@ from perfstats.planning.faas_cost import FaasPrices
 from ..records.files import write_atomic
 from ..records.outputs import check_output
 from ..records.record import COLUMNS, read_metadata, read_record, record_inputs
+from ..records.series_table import read_series
 from .ab_sections import ab_sections, is_ab_header
 from .run_sections import run_sections
 
@@ -104,7 +105,9 @@ def render_html_report(record: Path, *, prices: FaasPrices | None = None) -> str
     metadata = read_metadata(record)
     if tuple(header) == COLUMNS:
         title = f"Run report: {(metadata.get('target') or {}).get('name', record.name)}"
-        sections = run_sections(read_record(record), metadata, prices=prices)
+        sections = run_sections(
+            read_record(record), metadata, prices=prices, series=read_series(record)
+        )
     elif is_ab_header(header):
         title = f"A-B report: {record.name}"
         sections = ab_sections(record, prices=prices)

@@ -16,7 +16,7 @@ from perfstats.adapters.records.importers.gbench import runs
 from perfstats.adapters.targets import TARGETS, GoogleBenchmark, target_by_name
 from perfstats.adapters.targets.gbench import decode_partial, name_filter
 from support.cli import perfstats, rows, start, wait_for
-from support.tool_suites import GBENCH_QUICK, build_gbench, set_flag, stand_in
+from support.tool_suites import GBENCH_NOISE, GBENCH_QUICK, build_gbench, set_flag, stand_in
 
 BASE = ["BM_quiet", "BM_medium", "BM_noisy"]
 FAULTY = [*BASE, "BM_crash", "BM_hang", "BM_skip", "BM_flaky"]
@@ -380,3 +380,57 @@ def test_the_suite_ends_when_its_last_benchmark_stops_not_its_round_time(
     # that stops at its first judgement: it never holds the suite up.
     assert decisions["value"]["n"] == per_series.max()
     assert decisions["value"]["decision"]["rule"] == "Fixed"
+
+
+def test_the_gate_judges_every_benchmark_of_two_suite_records(tmp_path: Path) -> None:
+    # Two records of a Google Benchmark suite, the contender's BM_medium doing
+    # half as much work again: the gate reads each benchmark as its own row.
+    source = GBENCH_NOISE.replace(
+        "static void work(benchmark::State& s, double spread) {\n"
+        "  const long n = static_cast<long>(3000 * factor(spread));",
+        "static void work(benchmark::State& s, double spread, double scale = 1.0) {\n"
+        "  const long n = static_cast<long>(3000 * scale * factor(spread));",
+    ).replace("{ work(s, 0.15); }", "{ work(s, 0.15, 1.5); }")
+    assert source != GBENCH_NOISE
+    base = build_gbench(tmp_path / "a", name="suite")
+    slow = build_gbench(tmp_path / "b", source=source, name="suite")
+    for binary, record in ((base, "base.csv"), (slow, "new.csv")):
+        res = perfstats(
+            ["run", "--target", "gbench", "-t", "metric=work", "--rule", "fixed", "-r", "n=20",
+             "--record", record, "--no-progress", "--", str(binary), *GBENCH_QUICK,
+             "--benchmark_filter=BM_(quiet|medium|noisy)$"],
+            tmp_path, timeout=300,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+    gate = perfstats(["gate", "base.csv", "new.csv", "--format", "markdown"], tmp_path)
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    rows_of = {line.split("|")[1].strip(" `"): line for line in gate.stdout.splitlines()
+               if line.startswith("| `BM_")}  # fmt: skip
+    assert set(rows_of) == set(BASE), gate.stdout
+    assert "regression" in rows_of["BM_medium"].lower(), gate.stdout
+    assert "regression" not in rows_of["BM_noisy"].lower(), gate.stdout
+    # --metric value judges the rounds' time instead: one row named after the target.
+    primary = perfstats(["gate", "base.csv", "base.csv", "--metric", "value", "--format", "json"],
+                        tmp_path)  # fmt: skip
+    judged = json.loads(primary.stdout)["benchmarks"]
+    assert [b["name"].split()[0] for b in judged] == ["gbench"], primary.stdout
+
+
+def test_compare_and_report_read_one_series_of_a_suite_record(binary: Path, tmp_path: Path) -> None:
+    res = perfstats(
+        ["run", "--target", "gbench", "-t", "metric=work", "--rule", "fixed", "-r", "n=8",
+         "--record", "run.csv", "--no-progress", "--", str(binary), *GBENCH_QUICK,
+         "--benchmark_filter=BM_(quiet|medium)$"],
+        tmp_path, timeout=300,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    report = perfstats(["report", "run.csv", "--metric", "BM_quiet", "--json"], tmp_path)
+    assert report.returncode == 0, report.stderr
+    values = json.loads(report.stdout)["values"]
+    # BM_quiet's work is the same in every round.
+    assert values["n"] == 8 and values["min"] == values["max"] == 3000.0
+    same = perfstats(["compare", "run.csv", "run.csv", "--metric", "BM_medium", "--json"],
+                     tmp_path)  # fmt: skip
+    assert same.returncode == 0, same.stderr
+    missing = perfstats(["compare", "run.csv", "run.csv", "--metric", "BM_nope"], tmp_path)
+    assert missing.returncode == 2 and "no series 'BM_nope'" in missing.stderr
