@@ -70,9 +70,12 @@ if TYPE_CHECKING:
         SSH,
         Command,
         Container,
+        GoogleBenchmark,
+        GoTest,
         HttpFunction,
         LambdaFunction,
         LambdaReport,
+        PyperfScript,
         Target,
         parse_report,
     )
@@ -94,6 +97,9 @@ _WHERE = {
     "LambdaReport": ".targets",
     "Target": ".targets",
     "parse_report": ".targets",
+    "GoogleBenchmark": ".targets",
+    "GoTest": ".targets",
+    "PyperfScript": ".targets",
 }
 _IO = "records.importers"
 
@@ -137,10 +143,13 @@ __all__ = [
     "SSH",
     "Command",
     "Container",
+    "GoTest",
+    "GoogleBenchmark",
     "HttpFunction",
     "LambdaFunction",
     "LambdaReport",
     "Measurement",
+    "PyperfScript",
     "RunResult",
     "Target",
     "TargetFailed",
