@@ -128,16 +128,19 @@ def _relations(g: Any, n: str, anchors: set[str]) -> tuple[set[str], set[str]]:
 
 def _candidates(
     local: CallGraph, system: CallGraph, anchors: set[str]
-) -> tuple[dict[str, list[str]], dict[str, str]]:
-    """Per renamed local component, the system components its named neighbours allow.
+) -> tuple[dict[str, list[str]], dict[str, int], dict[str, str]]:
+    """Per renamed local component, the system components its named neighbours favour.
 
     A renamed component (a name the system graph lacks) may be a system
-    component of its subsystem that the local graph does not know by name,
-    and only one that every anchor (a component both graphs name) calling
-    it in the component tests also calls in the system, transitively, and
-    that calls every anchor it calls there. The converse is not asked: a
-    component test sees part of the system, so the system may hold calls
-    the tests do not make.
+    component of its subsystem that the local graph does not know by name.
+    Of those, its candidates are the ones that keep the most of its calls
+    with anchors (components both graphs name): an anchor calling it in the
+    component tests, transitively, that calls the candidate in the system,
+    and an anchor it calls that the candidate calls. Calls the tests make
+    and the system does not (a harness) are left out of the common
+    subgraph, not held against a candidate; calls the system makes and the
+    tests do not are allowed (a test sees part of the system). Returns the
+    candidates, the anchor calls they keep, and why a component has none.
     """
     import networkx as nx
 
@@ -152,6 +155,7 @@ def _candidates(
         for s in group
     }
     out: dict[str, list[str]] = {}
+    kept: dict[str, int] = {}
     why: dict[str, str] = {}
     for n in lg:
         if n in sg:
@@ -165,16 +169,10 @@ def _candidates(
             )
             continue
         up, down = _relations(lg, n, anchors)
-        fits = [s for s in pool if up <= sys_rel[s][0] and down <= sys_rel[s][1]]
-        if fits:
-            out[n] = sorted(fits)
-        else:
-            why[n] = (
-                f"no component of that name in the system graph, and none of subsystem {sub!r} "
-                f"unknown to the local graph ({sorted(pool)[:10]}) is called by its callers "
-                f"{sorted(up)} and calls its callees {sorted(down)} as in the component tests"
-            )
-    return out, why
+        score = {s: len(up & sys_rel[s][0]) + len(down & sys_rel[s][1]) for s in pool}
+        kept[n] = max(score.values())
+        out[n] = sorted(s for s in pool if score[s] == kept[n])
+    return out, kept, why
 
 
 def _groups(local: CallGraph, cands: Mapping[str, list[str]]) -> list[list[str]]:
@@ -215,8 +213,8 @@ def _search(
     and the tests do not are allowed (a monomorphism: a test sees part of
     the system). The common subgraph's size counts its components and the
     calls it keeps, the calls to and from anchors included (``weight``: one
-    plus a component's anchor calls, all kept by its candidates), so a
-    component its callers place outweighs one nothing places. Subsets are
+    plus the anchor calls a component's candidates keep), so a component
+    its callers place outweighs one nothing places. Subsets are
     tried from the largest size down, and the search stops at the first
     size some match reaches. Returns every match of that size, the matcher
     runs made, and whether the search ended within ``_MAX_MATCHER_RUNS``.
@@ -265,8 +263,8 @@ def _map_components(local: CallGraph, system: CallGraph) -> _Mapping:
     anchor), whatever its calls in the component tests: a test harness may
     call it from elsewhere, and a change to it is a change to that system
     component. The others are searched for only among the system components
-    of their subsystem that the local graph does not name, constrained by
-    the whole local graph: the anchors calling them or called by them
+    of their subsystem that the local graph does not name, placed by the
+    whole local graph: the anchors calling them or called by them
     (:func:`_candidates`), and the calls among themselves, as a largest
     common subgraph (:func:`_search`). The mapping does not depend on which
     components deviated, so more deviated components never unmap another.
@@ -274,8 +272,8 @@ def _map_components(local: CallGraph, system: CallGraph) -> _Mapping:
     lg, sg = local.graph, system.graph
     anchors = {n for n in lg if n in sg}
     image = {n: n for n in anchors}
-    cands, why = _candidates(local, system, anchors)
-    weight = {n: 1 + sum(len(r) for r in _relations(lg, n, anchors)) for n in cands}
+    cands, kept, why = _candidates(local, system, anchors)
+    weight = {n: 1 + kept[n] for n in cands}
     searched = runs = 0
     for group in _groups(local, cands):
         if len(group) == 1 and len(cands[group[0]]) == 1:
@@ -367,20 +365,21 @@ def propagate(
     may call it from elsewhere): a larger change never unmaps it. A
     component the system graph does not name (an implementation class, a
     test double) may be a system component of its subsystem that the local
-    graph does not name; the whole local graph decides which: every named
-    component that (transitively) calls it or that it calls in the
-    component tests must do so in the system too, and the renamed
-    components' calls among themselves must hold in the system, as the
+    graph does not name; the whole local graph decides which, as the
     largest common subgraph of the two transitive closures with the named
-    components fixed (a monomorphism: the system may make calls the tests
-    do not). It is mapped when all largest common subgraphs agree on its
-    image, and otherwise reported as ambiguous or as not fitting the
-    structure, with why. The mapping does not depend on which components
-    deviated. The search runs over the renamed components only, in groups
-    that compete for the same system components; it is bounded (at most a
-    fixed number of subgraph matcher runs per group) and, past the bound,
-    maps only what the named callers and callees alone decide, reporting
-    the rest.
+    components fixed: it keeps as many of the calls between the component
+    and named components (its callers and callees in the component tests,
+    transitively) as the system makes, and the renamed components' calls
+    among themselves must hold in the system (a monomorphism: the system
+    may make calls the tests do not; a call only the tests make, such as a
+    harness's, is left out of the common subgraph). It is mapped when all
+    largest common subgraphs agree on its image, and otherwise reported as
+    ambiguous or as not fitting the structure, with why. The mapping does
+    not depend on which components deviated. The search runs over the
+    renamed components only, in groups that compete for the same system
+    components; it is bounded (at most a fixed number of subgraph matcher
+    runs per group) and, past the bound, maps only what the named callers
+    and callees alone decide, reporting the rest.
 
     Propagation: within each subsystem, from the bottom up, a component's
     change per call is its carried MD if it deviated, else the sum of its
