@@ -53,6 +53,19 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   times have the variability measured from the spans (``--service-times exponential``
   for the textbook exponential).
 
+* **Repeated rounds** (``--rounds R --aa K``). First the oracle's own
+  noise: ``K`` load tests of the unchanged shop per workload (the
+  workloads taking turns), every pair's Cliff's delta and rank-sum p, and
+  the load-test duration (or the number of pooled load tests) that would
+  keep ``|delta|`` under "small" (0.147) in 95% of pairs
+  (:func:`aa_summary`). Then ``R`` independent evaluations, each with its
+  own load tests, calibration load tests, component benchmarks and model,
+  the versions in another order each round: agreement per workload as
+  min/median/max over the rounds, each version's oracle verdict stable
+  (the same in every round) or not, agreement on the stable verdicts, the
+  CPU figures' max ``|difference|`` per round (:func:`rounds_summary`).
+  The JSON and text are rewritten after the A/A tests and every round.
+
 Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
 rate), ``variant2`` (another request mix), ``variant3`` (both).
 
@@ -62,6 +75,8 @@ Usage::
         --json benchmarks/results/system_regression.json
     python -m benchmarks.reproduce_liao --scenario fixed --versions L1-High,L3-Low \
         --duration 5 --reps 1
+    python -m benchmarks.reproduce_liao --scenario all --rounds 3 --aa 5 --reps 1 \
+        --duration 12 --warmup 3 --json benchmarks/results/liao_rounds.json
 
 References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
 Hoorn and W. Shang, "Early Detection of Performance Regressions by Bridging
