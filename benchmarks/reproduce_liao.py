@@ -53,6 +53,19 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   times have the variability measured from the spans (``--service-times exponential``
   for the textbook exponential).
 
+* **Repeated rounds** (``--rounds R --aa K``). First the oracle's own
+  noise: ``K`` load tests of the unchanged shop per workload (the
+  workloads taking turns), every pair's Cliff's delta and rank-sum p, and
+  the load-test duration (or the number of pooled load tests) that would
+  keep ``|delta|`` under "small" (0.147) in 95% of pairs
+  (:func:`aa_summary`). Then ``R`` independent evaluations, each with its
+  own load tests, calibration load tests, component benchmarks and model,
+  the versions in another order each round: agreement per workload as
+  min/median/max over the rounds, each version's oracle verdict stable
+  (the same in every round) or not, agreement on the stable verdicts, the
+  CPU figures' max ``|difference|`` per round (:func:`rounds_summary`).
+  The JSON and text are rewritten after the A/A tests and every round.
+
 Scenarios: ``fixed`` (the original workload), ``variant1`` (higher arrival
 rate), ``variant2`` (another request mix), ``variant3`` (both).
 
@@ -62,6 +75,8 @@ Usage::
         --json benchmarks/results/system_regression.json
     python -m benchmarks.reproduce_liao --scenario fixed --versions L1-High,L3-Low \
         --duration 5 --reps 1
+    python -m benchmarks.reproduce_liao --scenario all --rounds 3 --aa 5 --reps 1 \
+        --duration 12 --warmup 3 --json benchmarks/results/liao_rounds.json
 
 References: L. Liao, S. Eismann, H. Li, C.-P. Bezemer, D. E. Costa, A. van
 Hoorn and W. Shang, "Early Detection of Performance Regressions by Bridging
@@ -337,6 +352,116 @@ def oracle_noise(base: Sequence[LoadTestRun]) -> dict[str, Any]:
         "aa_abs_max": max((abs(d) for d in deltas), default=0.0),
         "mean_ms": [r.mean_ms for r in base],
     }
+
+
+# The threshold of a "small" Cliff's delta (Romano et al.): the oracle's own
+# A/A delta should stay below it, or a version's effect of that size is noise.
+SMALL_DELTA = 0.147
+# Two-sided 95% normal quantile: |delta| <= z * sd in 95% of A/A pairs.
+Z95 = 1.959963984540054
+
+
+def aa_pairs(runs: Sequence[LoadTestRun]) -> list[dict[str, Any]]:
+    """Every pair of A/A load tests: Cliff's delta, rank-sum p and the oracle's verdict.
+
+    The verdict is :func:`oracle_verdict`'s rule on the two runs alone: a
+    pair judged a regression is a false alarm the oracle raises by itself.
+    """
+    out = []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            dev = perfstats.local_deviation(
+                runs[i].response_ms, runs[j].response_ms, alpha=ALPHA, unit="ms"
+            )
+            out.append(
+                {
+                    "pair": [i, j],
+                    "cliffs_delta": float(dev.cliffs_delta),
+                    "p_value": float(dev.pvalue),
+                    "regression": bool(dev.deviated and dev.cliffs_delta > 0),
+                    "n": [int(runs[i].response_ms.size), int(runs[j].response_ms.size)],
+                }
+            )
+    return out
+
+
+def aa_summary(pairs: Sequence[Mapping[str, Any]], duration: float) -> dict[str, Any]:
+    """The A/A deltas' distribution and the load-test time that would keep them small.
+
+    Under no change, Cliff's delta of two samples of sizes ``n1, n2`` has
+    the sampling variance ``(n1 + n2 + 1) / (3 n1 n2)`` (the rank-sum
+    statistic's null variance); what the A/A pairs vary beyond it is
+    between-run variance (the machine's speed from one load test to the
+    next), which a longer test does not reduce. With both parts normal,
+    ``|delta| <= 0.147`` in 95% of pairs needs ``z95 * sqrt(between +
+    sampling) <= 0.147``; the sampling part falls as 1/duration, so a
+    duration achieves it only when the between-run part alone is below
+    ``(0.147 / z95)**2``. ``pooled_runs_needed`` is how many load tests per
+    version, pooled, would bring both parts under that bound at this
+    duration (if the runs' drifts are independent).
+    """
+    if not pairs:
+        return {"n_pairs": 0}
+    d = np.array([p["cliffs_delta"] for p in pairs])
+    pv = np.array([p["p_value"] for p in pairs])
+    sampling = float(
+        np.mean([(n1 + n2 + 1) / (3.0 * n1 * n2) for n1, n2 in (p["n"] for p in pairs)])
+    )
+    observed = float(np.mean(d**2))
+    between = max(0.0, observed - sampling)
+    bound = (SMALL_DELTA / Z95) ** 2
+    if between >= bound:
+        needed: float | None = None
+    else:
+        needed = duration * sampling / (bound - between)
+    # k runs pooled per side divide both parts by about k (if the runs' drifts are independent)
+    pooled = max(1, int(np.ceil(observed / bound)))
+    return {
+        "n_pairs": int(d.size),
+        "abs_delta": {
+            "median": float(np.median(np.abs(d))),
+            "p95": float(np.quantile(np.abs(d), 0.95)),
+            "max": float(np.max(np.abs(d))),
+        },
+        "share_small": float(np.mean(np.abs(d) < SMALL_DELTA)),
+        "share_p_le_alpha": float(np.mean(pv <= ALPHA)),
+        "false_alarms": int(sum(p["regression"] for p in pairs)),
+        "p_value": {"min": float(pv.min()), "median": float(np.median(pv))},
+        "sd_observed": float(np.sqrt(observed)),
+        "sd_sampling": float(np.sqrt(sampling)),
+        "sd_between_runs": float(np.sqrt(between)),
+        "duration_s": duration,
+        "duration_needed_s": needed,
+        "pooled_runs_needed": pooled,
+    }
+
+
+def run_aa(
+    scenarios: Sequence[str],
+    n: int,
+    *,
+    duration: float,
+    warmup: float,
+    seed: int,
+    bar: tqdm | None = None,
+) -> dict[str, list[LoadTestRun]]:
+    """``n`` load tests of the unchanged shop per workload, the workloads taking turns.
+
+    Each test has its own arrival times (its own seed), as two load tests
+    of one version in the evaluation's rounds do.
+    """
+    out: dict[str, list[LoadTestRun]] = {name: [] for name in scenarios}
+    for k in range(n):
+        for name in scenarios:
+            if bar is not None:
+                bar.set_postfix_str(f"A/A {name} {k + 1}/{n}")
+            out[name].append(
+                run_load_test(Injection(), SCENARIOS[name], duration=duration, warmup=warmup,
+                              seed=seed + 50_000 + 101 * k + list(SCENARIOS).index(name))
+            )  # fmt: skip
+            if bar is not None:
+                bar.update(1)
+    return out
 
 
 # --- the prediction ---------------------------------------------------------
@@ -821,6 +946,243 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+# --- repeated rounds ----------------------------------------------------------
+
+
+def round_seed(seed: int, r: int) -> int:
+    """Round ``r``'s seed: fresh arrival times, calibration and simulation per round."""
+    return seed + 100_003 * r
+
+
+def rotated(versions: Sequence[str], r: int, every: int) -> list[str]:
+    """The versions rotated by ``r * every``: each round runs them in another order."""
+    if not versions:
+        return []
+    shift = (r * max(every, 1)) % len(versions)
+    return [*versions[shift:], *versions[:shift]]
+
+
+def rounds_summary(
+    rounds: Sequence[Mapping[str, Any]], scenarios: Sequence[str], versions: Sequence[str]
+) -> dict[str, Any]:
+    """Agreement over rounds per workload, and each version's oracle verdict stable or not.
+
+    A version's oracle verdict is stable when every round's load tests gave
+    the same verdict. The headline counts, per round, the stable versions
+    on which the model agrees with the oracle; unstable ones are counted
+    apart (the oracle itself cannot tell them).
+    """
+
+    def stats(xs: Sequence[float]) -> dict[str, float]:
+        return {"min": float(min(xs)), "median": float(np.median(xs)), "max": float(max(xs))}
+
+    out: dict[str, Any] = {}
+    for name in scenarios:
+        rows = [{r["version"]: r for r in rnd[name]} for rnd in rounds]
+        per_version: dict[str, Any] = {}
+        for v in versions:
+            oracle = [bool(rows_r[v]["load_test"]["regression"]) for rows_r in rows]
+            model = [bool(rows_r[v]["model"]["regression"]) for rows_r in rows]
+            per_version[v] = {
+                "oracle": oracle,
+                "model": model,
+                "oracle_stable": len(set(oracle)) == 1,
+                "model_stable": len(set(model)) == 1,
+                "outcomes": [rows_r[v]["outcome"] for rows_r in rows],
+                "oracle_delta": [rows_r[v]["load_test"]["cliffs_delta"] for rows_r in rows],
+                "model_delta": [rows_r[v]["model"]["cliffs_delta"] for rows_r in rows],
+            }
+        stable = [v for v in versions if per_version[v]["oracle_stable"]]
+        agree_all = [rnd["summary"][name]["agree"] for rnd in rounds]
+        agree_stable = [
+            sum(per_version[v]["outcomes"][i] in ("TP", "TN") for v in stable)
+            for i in range(len(rounds))
+        ]
+        fp = [rnd["summary"][name]["FP"] for rnd in rounds]
+        fp_stable = [
+            sum(per_version[v]["outcomes"][i] == "FP" for v in stable) for i in range(len(rounds))
+        ]
+        cpu = [rnd["summary"][name]["cpu_abs_diff_max"] for rnd in rounds]
+        pred = [r["wall_s"]["prediction"] for rnd in rounds for r in rnd[name]]
+        test = [r["wall_s"]["load_test"] for rnd in rounds for r in rnd[name]]
+        out[name] = {
+            "n": len(versions),
+            "agree_per_round": agree_all,
+            "agree": stats(agree_all),
+            "stable": len(stable),
+            "unstable": [v for v in versions if v not in stable],
+            "agree_stable_per_round": agree_stable,
+            "agree_stable": stats(agree_stable),
+            "fp_per_round": fp,
+            "fp_stable_per_round": fp_stable,
+            "cpu_abs_diff_max_per_round": cpu,
+            "cpu_abs_diff_max": stats(cpu),
+            "prediction_s": stats(pred),
+            "load_test_s": stats(test),
+            "ratio_max": float(max(p / t for p, t in zip(pred, test, strict=True))),
+            "versions": per_version,
+        }
+    return out
+
+
+def evaluate_rounds(
+    scenarios: Sequence[str],
+    versions: Sequence[str],
+    *,
+    rounds: int,
+    aa: int,
+    duration: float,
+    warmup: float,
+    reps: int,
+    seed: int,
+    progress: bool = True,
+    component_runs: int = COMPONENT_RUNS,
+    simulated_requests: int = SIMULATED_REQUESTS,
+    slowdown: bool = True,
+    on_partial: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """A/A load tests of the unchanged shop, then ``rounds`` independent evaluations.
+
+    Every round has its own load tests (the versions interleaved with the
+    original, :func:`oracle_schedule`, in an order rotated from round to
+    round), its own calibration load tests, component benchmarks and
+    model. ``on_partial`` receives the document after the A/A tests and
+    after each round, so that a long run loses nothing when it is stopped.
+    """
+    if rounds < 1 or aa < 0:
+        raise ValueError(f"need rounds >= 1 and aa >= 0, got rounds={rounds}, aa={aa}")
+    t0 = time.time()
+    doc: dict[str, Any] = {
+        "settings": {
+            "rounds": rounds, "aa": aa, "duration_s": duration, "warmup_s": warmup,
+            "reps": reps, "seed": seed, "round_seeds": [round_seed(seed, r) for r in range(rounds)],
+            "aa_seed": seed, "component_runs": component_runs,
+            "simulated_requests": simulated_requests, "slowdown": slowdown,
+            "scenarios": list(scenarios), "versions": list(versions),
+            "shop_switch_interval_s": switch_interval(), "cpu_count": os.cpu_count(),
+            "python": sys.version.split()[0], "started_unix": t0,
+        },
+        "aa": {},
+        "rounds": [],
+    }  # fmt: skip
+    bar = tqdm(total=aa * len(scenarios), disable=not progress, desc="A/A")
+    t_aa = time.time()
+    aa_runs = run_aa(scenarios, aa, duration=duration, warmup=warmup, seed=seed, bar=bar)
+    bar.close()
+    for name, runs in aa_runs.items():
+        pairs = aa_pairs(runs)
+        doc["aa"][name] = {
+            "runs": [run_summary(r) for r in runs],
+            "pairs": pairs,
+            "summary": aa_summary(pairs, duration),
+        }
+    doc["wall_s"] = {"aa": time.time() - t_aa, "rounds": []}
+    if on_partial is not None:
+        on_partial(doc)
+    for r in range(rounds):
+        t_r = time.time()
+        res = evaluate(
+            scenarios, rotated(versions, r, ORIGINAL_EVERY), duration=duration, warmup=warmup,
+            reps=reps, seed=round_seed(seed, r), progress=progress,
+            component_runs=component_runs, simulated_requests=simulated_requests,
+            slowdown=slowdown,
+        )  # fmt: skip
+        res["round"] = r
+        doc["rounds"].append(res)
+        doc["wall_s"]["rounds"].append(time.time() - t_r)
+        doc["summary"] = rounds_summary(doc["rounds"], scenarios, versions)
+        # The originals of each round are A/A pairs too (minutes apart).
+        doc["aa_within_rounds"] = {
+            name: aa_summary(
+                [
+                    {"cliffs_delta": d, "p_value": float("nan"), "regression": False,
+                     "n": [o["n"] for o in rnd["original_runs"][name][:2]]}
+                    for rnd in doc["rounds"]
+                    for d in rnd["oracle_noise"][name]["aa_cliffs_delta"]
+                ],
+                duration,
+            )
+            for name in scenarios
+        }  # fmt: skip
+        doc["settings"]["rounds_done"] = r + 1
+        doc["wall_s"]["total"] = time.time() - t0
+        if on_partial is not None:
+            on_partial(doc)
+    return doc
+
+
+def format_rounds(doc: Mapping[str, Any]) -> str:
+    """The A/A table, then agreement per workload over the rounds."""
+    st = doc["settings"]
+    lines = [
+        f"A/A: {st['aa']} load tests of the unchanged shop per workload, "
+        f"{st['duration_s']:g} s each after {st['warmup_s']:g} s warm-up",
+        f"{'workload':<9} {'pairs':>5} {'|d| med':>7} {'p95':>6} {'max':>6} {'<0.147':>6} "
+        f"{'p<=.05':>6} {'FA':>3} | {'sd obs':>6} {'sampl':>6} {'betw':>6} | "
+        f"{'duration for 95% < 0.147':<26} {'pooled runs':>11}",
+    ]
+    for name, a in doc["aa"].items():
+        s = a["summary"]
+        if not s.get("n_pairs"):
+            continue
+        need = "impossible (between-run)" if s["duration_needed_s"] is None else (
+            f"{s['duration_needed_s']:.0f} s")  # fmt: skip
+        pooled = str(s["pooled_runs_needed"])
+        lines.append(
+            f"{name:<9} {s['n_pairs']:>5} {s['abs_delta']['median']:>7.3f} "
+            f"{s['abs_delta']['p95']:>6.3f} {s['abs_delta']['max']:>6.3f} "
+            f"{s['share_small']:>6.2f} {s['share_p_le_alpha']:>6.2f} {s['false_alarms']:>3} | "
+            f"{s['sd_observed']:>6.3f} {s['sd_sampling']:>6.3f} {s['sd_between_runs']:>6.3f} | "
+            f"{need:<26} {pooled:>11}"
+        )
+        lines.append(
+            "   deltas " + ", ".join(f"{p['cliffs_delta']:+.3f}" for p in a["pairs"])
+            + "; p " + ", ".join(f"{p['p_value']:.2g}" for p in a["pairs"])
+        )
+    for name, s in doc.get("aa_within_rounds", {}).items():
+        if s.get("n_pairs"):
+            lines.append(
+                f"   within rounds {name}: {s['n_pairs']} pairs of originals, |d| median "
+                f"{s['abs_delta']['median']:.3f}, p95 {s['abs_delta']['p95']:.3f}, max "
+                f"{s['abs_delta']['max']:.3f}, share < 0.147 {s['share_small']:.2f}"
+            )
+    lines.append("")
+    done = len(doc["rounds"])
+    lines.append(f"{done} of {st['rounds']} rounds, {st['reps']} load test(s) per version "
+                 f"per round; seeds {st['round_seeds'][:done]}")  # fmt: skip
+    for name, s in doc.get("summary", {}).items():
+        lines.append(
+            f"== {name}: agreement per round {s['agree_per_round']} of {s['n']} "
+            f"(min/median/max {s['agree']['min']:g}/{s['agree']['median']:g}/"
+            f"{s['agree']['max']:g}); oracle stable on {s['stable']} of {s['n']}, unstable "
+            f"{s['unstable'] or 'none'}; on the stable ones {s['agree_stable_per_round']} of "
+            f"{s['stable']}; FP per round {s['fp_per_round']} "
+            f"(on stable {s['fp_stable_per_round']})"
+        )
+        lines.append(
+            "   CPU max |difference| per round "
+            + ", ".join(f"{c:.2f}" for c in s["cpu_abs_diff_max_per_round"])
+            + f" points; prediction {s['prediction_s']['min']:.1f}-{s['prediction_s']['max']:.1f}"
+            f" s, load test {s['load_test_s']['min']:.1f}-{s['load_test_s']['max']:.1f} s per "
+            f"version, ratio <= {s['ratio_max']:.3f}"
+        )
+        for v, pv in s["versions"].items():
+            oracle = "".join("R" if x else "-" for x in pv["oracle"])
+            model = "".join("R" if x else "-" for x in pv["model"])
+            lines.append(
+                f"   {v:<10} oracle {oracle:<5} {'stable  ' if pv['oracle_stable'] else 'UNSTABLE'}"
+                f" model {model:<5} {' '.join(pv['outcomes'])}  oracle d "
+                + " ".join(f"{d:+.3f}" for d in pv["oracle_delta"])
+                + "  model d " + " ".join(f"{d:+.3f}" for d in pv["model_delta"])
+            )
+    ws = doc.get("wall_s", {})
+    lines.append(
+        f"wall: A/A {ws.get('aa', 0):.0f} s, rounds "
+        + ", ".join(f"{w:.0f}" for w in ws.get("rounds", [])) + " s"
+    )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default="all", choices=[*SCENARIOS, "all"])
@@ -855,6 +1217,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=Path, default=None,
                         help="pickle of the calibration load tests: read if it exists, "
                         "else written after running them")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="repeat the evaluation in this many independent rounds (fresh "
+                        "load tests, calibration and component benchmarks), after --aa A/A "
+                        "load tests per workload; --reps is then per round")
+    parser.add_argument("--aa", type=int, default=5,
+                        help="A/A load tests of the unchanged shop per workload (with --rounds)")
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
@@ -863,6 +1231,8 @@ def main(argv: list[str] | None = None) -> int:
     for v in versions:
         if v not in VERSIONS:
             parser.error(f"unknown version {v!r}; choose from {', '.join(VERSIONS)}")
+    if args.rounds:
+        return _main_rounds(args, scenarios, versions, argv)
     load_runs: LoadRuns | None = None
     if args.load_runs is not None:
         with args.load_runs.open("rb") as fh:
@@ -916,6 +1286,33 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(out, indent=1, default=float) + "\n")
         args.json.with_suffix(".txt").write_text(text + "\n")
+    return 0
+
+
+def _main_rounds(
+    args: argparse.Namespace, scenarios: list[str], versions: list[str], argv: list[str] | None
+) -> int:
+    command = "python -m benchmarks.reproduce_liao " + " ".join(
+        sys.argv[1:] if argv is None else argv
+    )
+
+    def write(doc: dict[str, Any]) -> None:
+        if args.json is None:
+            return
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.json.with_suffix(".json.part")
+        tmp.write_text(json.dumps({"command": command, **doc}, indent=1, default=float) + "\n")
+        tmp.replace(args.json)
+        args.json.with_suffix(".txt").write_text(
+            f"# command: {command}\n" + format_rounds(doc) + "\n"
+        )
+
+    doc = evaluate_rounds(
+        scenarios, versions, rounds=args.rounds, aa=args.aa, duration=args.duration,
+        warmup=args.warmup, reps=args.reps, seed=args.seed, progress=not args.no_progress,
+        slowdown=args.slowdown == "measured", on_partial=write,
+    )  # fmt: skip
+    print(format_rounds(doc))
     return 0
 
 

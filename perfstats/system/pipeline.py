@@ -114,7 +114,7 @@ def detect_system_regression(
     """From component measurements of two versions to a system-level verdict.
 
     Runs Liao et al.'s steps in order: :func:`local_deviation` per component,
-    :func:`propagate` onto the system graph (ISMAGS mapping, bottom-up
+    :func:`propagate` onto the system graph (common-subgraph mapping, bottom-up
     propagation to subsystem demand factors), and :func:`predict_regression`
     on the architectural model.
 

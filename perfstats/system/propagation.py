@@ -2,7 +2,8 @@
 
 Steps 3 and 4 of Liao et al.'s pipeline (Section III-C). The deviated
 components of the local call graph are mapped onto the system call graph by
-the maximum common subgraph (ISMAGS), each one's mean difference (MD) is
+the largest common subgraph of the two graphs (names first, structure
+deciding the renamed components), each one's mean difference (MD) is
 carried across, and the changes are propagated bottom-up to the top-level
 components of each subsystem; a subsystem's demand is the sum of its
 top-level components, and its relative change is the factor by which the
@@ -11,6 +12,7 @@ architectural model's service demand changes.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Mapping
@@ -24,9 +26,13 @@ from .deviation import LocalDeviation
 
 __all__ = ["ClassPropagation", "Propagation", "propagate", "propagate_per_class"]
 
-# Largest common subgraphs looked at to decide whether a component's image
-# is unique; beyond this many equally large matches it is called ambiguous.
+# Equally large structural matches looked at to decide whether a renamed
+# component's image is unique; beyond this many it is called ambiguous.
 _MAX_MATCHES = 200
+# Subgraph matcher runs allowed per group of renamed components that compete
+# for system components; past it the group falls back to the images its
+# callers and callees alone decide (see _search).
+_MAX_MATCHER_RUNS = 512
 
 
 @dataclass(frozen=True)
@@ -98,62 +104,218 @@ def _demand(value: Any, sub: str) -> float:
     return out
 
 
+@dataclass(frozen=True)
+class _Mapping:
+    """The image of every local component, or why it has none.
+
+    ``searched`` counts the renamed components the structural search
+    looked at and ``runs`` the subgraph matcher runs it made: the mapping's
+    cost, bounded by the groups' sizes and ``_MAX_MATCHER_RUNS``.
+    """
+
+    image: dict[str, str]
+    why: dict[str, str]
+    searched: int
+    runs: int
+
+
+def _relations(g: Any, n: str, anchors: set[str]) -> tuple[set[str], set[str]]:
+    """The anchors (transitively) calling ``n`` and called by ``n`` in ``g``."""
+    import networkx as nx
+
+    return nx.ancestors(g, n) & anchors, nx.descendants(g, n) & anchors
+
+
+def _candidates(
+    local: CallGraph, system: CallGraph, anchors: set[str]
+) -> tuple[dict[str, list[str]], dict[str, int], dict[str, str]]:
+    """Per renamed local component, the system components its named neighbours favour.
+
+    A renamed component (a name the system graph lacks) may be a system
+    component of its subsystem that the local graph does not know by name.
+    Of those, its candidates are the ones that keep the most of its calls
+    with anchors (components both graphs name): an anchor calling it in the
+    component tests, transitively, that calls the candidate in the system,
+    and an anchor it calls that the candidate calls. Calls the tests make
+    and the system does not (a harness) are left out of the common
+    subgraph, not held against a candidate; calls the system makes and the
+    tests do not are allowed (a test sees part of the system). Returns the
+    candidates, the anchor calls they keep, and why a component has none.
+    """
+    import networkx as nx
+
+    lg, sg = local.graph, system.graph
+    unknown: dict[str, list[str]] = {}
+    for s in sg:
+        if s not in lg:
+            unknown.setdefault(sg.nodes[s]["subsystem"], []).append(s)
+    sys_rel = {
+        s: (nx.ancestors(sg, s) & anchors, nx.descendants(sg, s) & anchors)
+        for group in unknown.values()
+        for s in group
+    }
+    out: dict[str, list[str]] = {}
+    kept: dict[str, int] = {}
+    why: dict[str, str] = {}
+    for n in lg:
+        if n in sg:
+            continue
+        sub = lg.nodes[n]["subsystem"]
+        pool = unknown.get(sub, [])
+        if not pool:
+            why[n] = (
+                f"no component of that name in the system graph and no component of subsystem "
+                f"{sub!r} unknown to the local graph"
+            )
+            continue
+        up, down = _relations(lg, n, anchors)
+        score = {s: len(up & sys_rel[s][0]) + len(down & sys_rel[s][1]) for s in pool}
+        kept[n] = max(score.values())
+        out[n] = sorted(s for s in pool if score[s] == kept[n])
+    return out, kept, why
+
+
+def _groups(local: CallGraph, cands: Mapping[str, list[str]]) -> list[list[str]]:
+    """Renamed components that constrain each other: shared candidates or calls between them."""
+    import networkx as nx
+
+    link = nx.Graph()
+    link.add_nodes_from(cands)
+    by_image: dict[str, list[str]] = {}
+    for n, images in cands.items():
+        for s in images:
+            by_image.setdefault(s, []).append(n)
+        for m in nx.descendants(local.graph, n):
+            if m in cands:
+                link.add_edge(n, m)
+    for ns in by_image.values():
+        link.add_edges_from(itertools.pairwise(ns))
+    return [sorted(c) for c in nx.connected_components(link)]
+
+
+# Renamed components in one group beyond which no structural search is
+# tried (its subsets alone would be too many to rank): the anchors decide.
+_MAX_GROUP = 14
+
+
+def _search(
+    group: list[str],
+    cands: Mapping[str, list[str]],
+    weight: Mapping[str, int],
+    local: CallGraph,
+    system: CallGraph,
+) -> tuple[list[dict[str, str]], int, bool]:
+    """The largest common subgraphs of one group of renamed components.
+
+    A subset of the group, with the (transitive) calls among its members,
+    is matched into the system's transitive closure over their candidates,
+    each component only onto a candidate of its own; calls the system makes
+    and the tests do not are allowed (a monomorphism: a test sees part of
+    the system). The common subgraph's size counts its components and the
+    calls it keeps, the calls to and from anchors included (``weight``: one
+    plus the anchor calls a component's candidates keep), so a component
+    its callers place outweighs one nothing places. Subsets are
+    tried from the largest size down, and the search stops at the first
+    size some match reaches. Returns every match of that size, the matcher
+    runs made, and whether the search ended within ``_MAX_MATCHER_RUNS``.
+    """
+    import networkx as nx
+    from networkx.algorithms.isomorphism import DiGraphMatcher
+
+    if len(group) > _MAX_GROUP:
+        return [], 0, False
+    pool = sorted({s for n in group for s in cands[n]})
+    target = nx.transitive_closure_dag(system.graph).subgraph(pool).copy()
+    for s in target:
+        target.nodes[s]["name"] = s
+    local_closure = nx.transitive_closure_dag(local.graph).subgraph(group)
+    subsets = [
+        (sum(weight[n] for n in subset) + local_closure.subgraph(subset).number_of_edges(), subset)
+        for k in range(len(group), 0, -1)
+        for subset in itertools.combinations(group, k)
+    ]
+    subsets.sort(key=lambda x: -x[0])
+    runs = 0
+    best: int | None = None
+    solutions: list[dict[str, str]] = []
+    for size, subset in subsets:
+        if best is not None and size < best:
+            break
+        if runs >= _MAX_MATCHER_RUNS:
+            return solutions, runs, False
+        runs += 1
+        pattern = local_closure.subgraph(subset).copy()
+        for n in pattern:
+            pattern.nodes[n]["allowed"] = frozenset(cands[n])
+        matcher = DiGraphMatcher(target, pattern, node_match=lambda t, p: t["name"] in p["allowed"])
+        for found in matcher.subgraph_monomorphisms_iter():
+            best = size
+            solutions.append({loc: sysn for sysn, loc in found.items()})
+            if len(solutions) >= _MAX_MATCHES:
+                return solutions, runs, True
+    return solutions, runs, True
+
+
+def _map_components(local: CallGraph, system: CallGraph) -> _Mapping:
+    """Map every local component onto the system graph, structure deciding the renamed ones.
+
+    A component the system graph knows by name is that component (an
+    anchor), whatever its calls in the component tests: a test harness may
+    call it from elsewhere, and a change to it is a change to that system
+    component. The others are searched for only among the system components
+    of their subsystem that the local graph does not name, placed by the
+    whole local graph: the anchors calling them or called by them
+    (:func:`_candidates`), and the calls among themselves, as a largest
+    common subgraph (:func:`_search`). The mapping does not depend on which
+    components deviated, so more deviated components never unmap another.
+    """
+    lg, sg = local.graph, system.graph
+    anchors = {n for n in lg if n in sg}
+    image = {n: n for n in anchors}
+    cands, kept, why = _candidates(local, system, anchors)
+    weight = {n: 1 + kept[n] for n in cands}
+    searched = runs = 0
+    for group in _groups(local, cands):
+        if len(group) == 1 and len(cands[group[0]]) == 1:
+            image[group[0]] = cands[group[0]][0]
+            continue
+        searched += len(group)
+        solutions, used, complete = _search(group, cands, weight, local, system)
+        runs += used
+        for n in group:
+            images = [sol.get(n) for sol in solutions]
+            found = sorted({i for i in images if i is not None})
+            if complete and solutions and None not in images and len(found) == 1:
+                image[n] = found[0]
+            elif (
+                not complete
+                and len(cands[n]) == 1
+                and all(cands[n][0] not in cands[m] for m in group if m != n)
+            ):
+                # the search was cut: keep what the anchors alone decide
+                image[n] = cands[n][0]
+            elif not complete:
+                why[n] = (
+                    f"the structural search among {len(group)} renamed components was cut after "
+                    f"{used} matcher runs; candidates {cands[n][:10]}"
+                )
+            elif len(found) > 1:
+                why[n] = f"ambiguous: it matches several system components {found}"
+            else:
+                why[n] = (
+                    f"its calls to other renamed components differ from the system graph, so it "
+                    f"cannot be mapped together with them (candidates {cands[n][:10]})"
+                )
+    return _Mapping(image, why, searched, runs)
+
+
 def _match(
     names: list[str], local: CallGraph, system: CallGraph
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """Map deviated local components onto the system graph (ISMAGS)."""
-    import networkx as nx
-    from networkx.algorithms.isomorphism import ISMAGS
-
-    lg, sg = local.graph, system.graph
-    # Who (transitively) calls whom: a component test may call a callee
-    # directly that the instrumented system reaches through intermediates.
-    sub = nx.DiGraph()
-    sub.add_nodes_from(names)
-    for u in names:
-        below = nx.descendants(lg, u)
-        sub.add_edges_from((u, v) for v in names if v in below)
-    # Labels make node matching an equivalence, as ISMAGS needs: a name
-    # present in both graphs must match itself; a deviated component whose
-    # name the system graph lacks may match a system component of the same
-    # subsystem that the local graph does not know by name, structure
-    # deciding. A system component the local graph names is that component,
-    # never the image of another: with one system graph per request type, a
-    # component on another type's path must not be taken for a look-alike
-    # on this one.
-    for n in sub:
-        sub.nodes[n]["label"] = ("name", n) if n in sg else ("sub", lg.nodes[n]["subsystem"])
-    closure = nx.transitive_closure_dag(sg)
-    for n in closure:
-        closure.nodes[n]["label"] = ("name", n) if n in lg else ("sub", sg.nodes[n]["subsystem"])
-    ismags = ISMAGS(closure, sub, node_match=lambda a, b: a["label"] == b["label"])
-    solutions: list[dict[str, str]] = []
-    for found in ismags.largest_common_subgraph(symmetry=False):
-        solutions.append({loc: sysn for sysn, loc in found.items()})
-        if len(solutions) >= _MAX_MATCHES:
-            break
-    mapping: dict[str, str] = {}
-    unmapped: dict[str, str] = {}
-    for n in names:
-        images = [s.get(n) for s in solutions] or [None]
-        found = sorted({str(i) for i in images if i is not None})
-        if None not in images and len(found) == 1:
-            mapping[n] = found[0]
-        elif len(found) > 1:
-            unmapped[n] = f"ambiguous: it matches several system components {found}"
-        elif found:
-            unmapped[n] = (
-                "its calls to the other deviated components differ from the system graph, "
-                "so it cannot be mapped together with them"
-            )
-        elif n in sg:
-            unmapped[n] = "its calls to the other deviated components differ from the system graph"
-        else:
-            unmapped[n] = (
-                f"no component of that name in the system graph and no component of subsystem "
-                f"{lg.nodes[n]['subsystem']!r} unknown to the local graph with a matching call "
-                f"structure"
-            )
+    """The deviated components' images in the system graph, and why the others have none."""
+    found = _map_components(local, system)
+    mapping = {n: found.image[n] for n in names if n in found.image}
+    unmapped = {n: found.why[n] for n in names if n not in found.image}
     return mapping, unmapped
 
 
@@ -198,14 +360,26 @@ def propagate(
 
     Notes
     -----
-    Mapping: the deviated components, with who-calls-whom among them
-    (transitively) in the local graph, are matched to the transitive
-    closure of the system graph with ISMAGS's largest common subgraph. A
-    component whose name exists in the system graph can only match that
-    component; one whose name does not may match an unnamed component of the
-    same subsystem with the same call structure, provided the local graph does
-    not know that system component by its own name, and is mapped only if
-    that match is unique.
+    Mapping: a component whose name the system graph holds is that
+    component, whatever its calls in the component tests (a test harness
+    may call it from elsewhere): a larger change never unmaps it. A
+    component the system graph does not name (an implementation class, a
+    test double) may be a system component of its subsystem that the local
+    graph does not name; the whole local graph decides which, as the
+    largest common subgraph of the two transitive closures with the named
+    components fixed: it keeps as many of the calls between the component
+    and named components (its callers and callees in the component tests,
+    transitively) as the system makes, and the renamed components' calls
+    among themselves must hold in the system (a monomorphism: the system
+    may make calls the tests do not; a call only the tests make, such as a
+    harness's, is left out of the common subgraph). It is mapped when all
+    largest common subgraphs agree on its image, and otherwise reported as
+    ambiguous or as not fitting the structure, with why. The mapping does
+    not depend on which components deviated. The search runs over the
+    renamed components only, in groups that compete for the same system
+    components; it is bounded (at most a fixed number of subgraph matcher
+    runs per group) and, past the bound, maps only what the named callers
+    and callees alone decide, reporting the rest.
 
     Propagation: within each subsystem, from the bottom up, a component's
     change per call is its carried MD if it deviated, else the sum of its
@@ -226,7 +400,14 @@ def propagate(
 
     P. Houbraken, S. Demeyer, T. Michoel, P. Audenaert, D. Colle and
     M. Pickavet, "The Index-Based Subgraph Matching Algorithm with General
-    Symmetries (ISMAGS)", PLoS ONE 9(5), 2014.
+    Symmetries (ISMAGS)", PLoS ONE 9(5), 2014 (the paper's matcher; it
+    matches induced subgraphs of equally labelled nodes, where a component
+    test's partial view needs a monomorphism onto per-component candidates).
+
+    L. P. Cordella, P. Foggia, C. Sansone and M. Vento, "A (Sub)Graph
+    Isomorphism Algorithm for Matching Large Graphs", IEEE Transactions on
+    Pattern Analysis and Machine Intelligence 26(10), 2004 (VF2, networkx's
+    ``DiGraphMatcher``).
 
     Examples
     --------

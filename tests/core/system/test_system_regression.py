@@ -374,3 +374,31 @@ def test_simulate_refuses_more_requests_than_its_maximum() -> None:
 
     with pytest.raises(ValueError, match="n_requests must be at most 10_000_000"):
         model().simulate(n_requests=MAX_REQUESTS + 1, rng=1)
+
+
+def test_two_large_changes_give_no_weaker_verdict_than_one() -> None:
+    # The component tests call price.quote from cat.search (a harness); the
+    # system calls both from the gateway. Both are known by name: at +200%
+    # each, the two together are a regression as cat.search alone is.
+    g = nx.DiGraph()
+    g.add_node("cat.search", subsystem="catalogue", calls=1, inclusive=0.010)
+    g.add_node("cat.rank", subsystem="catalogue", calls=4, inclusive=0.001)
+    g.add_node("price.quote", subsystem="pricing", calls=1, inclusive=0.002)
+    g.add_node("legacy.unused", subsystem="legacy", calls=1, inclusive=0.002)
+    g.add_edge("cat.search", "cat.rank")
+    g.add_edge("cat.search", "price.quote")
+    harness = CallGraph(g)
+    one = detect_system_regression(
+        *measurements({"cat.search": 0.020}), harness, system_graph(), model(),
+        n_requests=4_000, rng=1,
+    )  # fmt: skip
+    both = detect_system_regression(
+        *measurements({"cat.search": 0.020, "price.quote": 0.004}), harness, system_graph(),
+        model(), n_requests=4_000, rng=1,
+    )  # fmt: skip
+    assert one.regression and one.unmapped == {}
+    assert both.unmapped == {}
+    assert both.regression
+    assert both.prediction.cliffs_delta >= one.prediction.cliffs_delta
+    assert both.demand_factors["catalogue"] == pytest.approx(one.demand_factors["catalogue"])
+    assert both.demand_factors["pricing"] == pytest.approx(3.0, abs=0.1)
