@@ -341,6 +341,12 @@ def show_run(
     out()
     several = len(result.decisions) > 1
     own = result.stop_when if result.stop_when not in ("all", "any") else result.series_names[0]
+    primary_judged = bool(result.metadata.get("primary_judged", True))
+    if not primary_judged and own == result.series_names[0]:
+        # A suite's run is decided by the benchmark that stopped last.
+        own = next(
+            (n for n, h in result.histories.items() if tuple(h) == tuple(result.history)), own
+        )
     out("decision trajectory" + (f" of {for_terminal(own)}" if several else ""))
     out(trajectory(result.history))
     out()
@@ -365,6 +371,8 @@ def show_run(
         )
         out(f"warm-up (auto): {found}" + (" (capped)" if warmup.get("capped") else ""))
     out()
+    if not primary_judged:
+        out(f"{result.series_names[0]}: the round's time, recorded and not judged")
     out(intervals_text(intervals, unit))
     if len(result.decisions) > 1:
         out()

@@ -111,6 +111,11 @@ class Interval:
         percentile must be within ``r`` of the observed percentile. For a
         negative estimate the band is ``estimate -/+ |estimate| * rel_error``.
         """
+        if self.estimate == 0.0 and self.low == 0.0 and self.high == 0.0:
+            # A percentile of runs that are all zero (no allocations, no
+            # errors) is known exactly; no band around zero is wide enough
+            # for the strict inequalities below.
+            return True
         band = abs(self.estimate) * rel_error
         return bool(self.estimate - band < self.low and self.high < self.estimate + band)
 

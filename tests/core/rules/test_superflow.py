@@ -144,3 +144,11 @@ def test_custom_quantiles() -> None:
     decision = SuperFlow(q=(0.5, 0.9)).check(x)
     assert set(decision.details["current"]) == {"P50", "P90"}
     assert SuperFlow(q=0.5).q == (0.5,)
+
+
+def test_runs_that_are_all_zero_stop_like_any_constant_series() -> None:
+    # No allocations in any run (go's B/op = 0): every percentile is known
+    # exactly, as for runs that are all 7; the rule must not wait forever.
+    for value in (0.0, 7.0):
+        decision = SuperFlow(error=0.01).check(np.full(30, value))
+        assert decision.stop, (value, decision.reason)
