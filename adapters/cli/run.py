@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
+
+import numpy as np
 
 from perfstats.planning.faas_cost import FaasPrices
 from perfstats.rules.decision import Decision
@@ -374,6 +376,10 @@ def show_run(
     if not primary_judged:
         out(f"{result.series_names[0]}: the round's time, recorded and not judged")
     out(intervals_text(intervals, unit))
+    recorded = recorded_text(result)
+    if recorded:
+        out()
+        out(recorded)
     if len(result.decisions) > 1:
         out()
         out(series_text(result))
@@ -429,6 +435,35 @@ def series_text(result: RunResult) -> str:
         lines += ["", f"decision trajectory of {for_terminal(name)}"]
         lines.append(trajectory(result.histories.get(name, ())))
     return "\n".join(lines)
+
+
+def recorded_text(result: RunResult) -> str:
+    """The metrics recorded beside the value and not judged: median and range of each."""
+    described = result.metadata.get("series") or {}
+    names = [
+        str(n)
+        for n, d in described.items()
+        if isinstance(d, Mapping) and not d.get("judged", True) and n not in result.decisions
+    ]
+    lines = []
+    for name in names:
+        values = result.series_values(name)
+        if values.size == 0:
+            continue
+        unit = str(described[name].get("unit", ""))
+        show = _mebibytes if unit == "B" else partial(quantity, unit=unit)
+        lines.append(
+            f"  {for_terminal(name):<{max(map(len, names))}}  median "
+            f"{show(float(np.median(values)))}, {show(float(values.min()))} .. "
+            f"{show(float(values.max()))}"
+        )
+    if not lines:
+        return ""
+    return "\n".join(["recorded beside the value, not judged", *lines])
+
+
+def _mebibytes(value: float) -> str:
+    return f"{value / 2**20:.4g} MiB"
 
 
 def _auto_warmup(result: RunResult) -> dict[str, Any] | None:

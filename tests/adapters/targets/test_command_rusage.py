@@ -207,3 +207,16 @@ def test_recorded_metrics_do_not_decide_when_a_run_stops(tmp_path) -> None:  # t
     named = run(Command(["true"]), "fixed", rule_options={"n": 5}, progress=False,
                 stop_when="max_rss")  # fmt: skip
     assert set(named.decisions) == {"value", "max_rss"} and named.decisions["max_rss"].stop
+
+
+def test_the_run_summary_shows_the_recorded_metrics(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from support.cli import perfstats
+
+    done = perfstats(["run", "--rule", "fixed", "-r", "n=5", "--no-progress", "--",
+                      PY, "-c", "x = bytearray(64 * 2**20)"], tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    tail = done.stdout.split("recorded beside the value, not judged", 1)[1]
+    peak = next(line for line in tail.splitlines() if "max_rss" in line)
+    median = float(peak.split("median", 1)[1].split("MiB")[0])
+    assert 64 < median < 64 + 32, peak
+    assert "cpu_user" in tail and "cpu_system" in tail
