@@ -288,8 +288,11 @@ def _result_files(directory: Path) -> list[Path]:
 
 
 def _is_result_file(path: Path) -> bool:
-    # A record's metadata is read with its CSV, never on its own.
-    return not path.name.startswith(".") and not path.name.endswith((".meta.json", ".tmp"))
+    # A record's metadata and series table are read with its CSV, never on
+    # their own.
+    return not path.name.startswith(".") and not path.name.endswith(
+        (".meta.json", ".tmp", ".series.csv")
+    )
 
 
 def _unique(where: Path, parts: list[pd.DataFrame]) -> pd.DataFrame:

@@ -261,16 +261,21 @@ def series_section(
         ("reason", "decision"),
     ]
     capped = [name for name in names if (judged.get(name) or {}).get("capped")]
+    ruled = [name for name in names if judged.get(name)]
+    kept = len(names) - len(ruled)
     parts = [
         paragraph_html(
-            f"{len(names)} series, each judged by its own copy of the rule; the run stopped "
-            f"when {_stop_when_text(stop_when)}."
+            f"{len(names)} series, {len(ruled)} judged by its own copy of the rule"
+            + (f", {kept} recorded beside them" if kept else "")
+            + f"; the run stopped when {_stop_when_text(stop_when)}."
         ),
         table_html(rows, columns, name="series"),
     ]
     if capped:
         parts.append(note_html(f"Reached the cap before their rule stopped: {', '.join(capped)}."))
-    for name in [n for n in names if (judged.get(n) or {}).get("history")][:MAX_SERIES_FIGURES]:
+    # The primary's trajectory is the page's own trajectory figure.
+    drawn = [n for n in names[1:] if (judged.get(n) or {}).get("history")]
+    for name in drawn[:MAX_SERIES_FIGURES]:
         history = judged[name]["history"]
         stops = [d for d in history if d.get("stop")]
         where = f"stopped at n = {stops[0]['n']}" if stops else "never said stop"
@@ -354,8 +359,9 @@ def _run_series(measurements: pd.DataFrame, unit: str) -> str:
         heading,
         paragraph_html(text),
         figure_html(fig, name="run-series", caption=caption),
-        paragraph_html(f"The characterisation (values in {shown}):" if shown else
-                       "The characterisation:"),
+        paragraph_html(
+            f"The characterisation (values in {shown}):" if shown else "The characterisation:"
+        ),
         f'<pre id="characterization">{html.escape(str(characterization))}</pre>',
     )
 
