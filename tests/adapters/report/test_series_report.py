@@ -23,7 +23,10 @@ def test_the_series_section_lists_every_series_and_names_the_capped(tmp_path: Pa
     table = section[section.index("<table") : section.index("</table>")]
     for name in ("value", "quiet", "mid", "noisy"):
         assert f"<td>{name}</td>" in table
+    # The primary's trajectory is the page's own figure, not drawn again here.
+    for name in ("quiet", "mid", "noisy"):
         assert f'id="fig-trajectory-{name}"' in section
+    assert 'id="fig-trajectory-value"' not in section
     one_row = r"(?:(?!</tr>).)*"
     assert re.search(rf"<td>noisy</td>{one_row}<td>capped</td>", table, re.S)
     assert re.search(rf"<td>quiet</td>{one_row}<td>stopped</td>", table, re.S)
