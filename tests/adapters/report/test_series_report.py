@@ -43,6 +43,22 @@ def test_a_one_number_record_has_no_series_section(tmp_path: Path) -> None:
     from perfstats.adapters import Command
 
     path = tmp_path / "one.csv"
+    run(Command([sys.executable, "-c", "pass"], rusage=False), "fixed", rule_options={"n": 5},
+        record=path, progress=False)  # fmt: skip
+    assert 'id="series"' not in "".join(run_sections(read_record(path), read_metadata(path)))
+
+
+def test_a_commands_recorded_metrics_are_listed_as_not_judged(tmp_path: Path) -> None:
+    import sys
+
+    from perfstats.adapters import Command
+
+    path = tmp_path / "metrics.csv"
     run(Command([sys.executable, "-c", "pass"]), "fixed", rule_options={"n": 5}, record=path,
         progress=False)  # fmt: skip
-    assert 'id="series"' not in "".join(run_sections(read_record(path), read_metadata(path)))
+    sections = run_sections(read_record(path), read_metadata(path), series=read_series(path))
+    (section,) = [s for s in sections if 'id="series"' in s]
+    assert "1 judged by its own copy of the rule, 3 recorded beside them" in section
+    one_row = r"(?:(?!</tr>).)*"
+    for name in ("cpu_user", "cpu_system", "max_rss"):
+        assert re.search(rf"<td>{name}</td>{one_row}<td>not judged</td>", section, re.S), name
