@@ -54,19 +54,22 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         written = write_html_report(Path(args.record), Path(args.output), prices=prices)
         out(f"wrote {written}")
         return 0
-    measurements, _ = read_metric(args.record, args.metric)
+    measurements, better = read_metric(args.record, args.metric)
     metadata = read_metadata(args.record)
     data = report(measurements, metadata)
     target_config = metadata.get("target") or {}
     cost = run_cost(measurements, target_config, prices=prices)
     if args.json:
-        emit_json({"record": args.record, **data, "cost": cost})
+        emit_json({"record": args.record, "metric": args.metric, "better": better, **data,
+                   "cost": cost})  # fmt: skip
         return 0
     unit = data["values"].get("unit", "")
     target = data["target"] or {}
     machine = data["machine"] or {}
     c = data["counts"]
     out(f"record     {args.record}")
+    if args.metric != "value":
+        out(f"series     {args.metric} ({better} is better)")
     out(f"target     {target.get('name', '?')} ({target.get('kind', '?')})")
     out(f"rule       {rule_text(data['rule'])}")
     out(f"seed       {data['seed']}")

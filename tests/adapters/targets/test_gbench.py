@@ -426,7 +426,9 @@ def test_compare_and_report_read_one_series_of_a_suite_record(binary: Path, tmp_
     assert res.returncode == 0, res.stderr
     report = perfstats(["report", "run.csv", "--metric", "BM_quiet", "--json"], tmp_path)
     assert report.returncode == 0, report.stderr
-    values = json.loads(report.stdout)["values"]
+    reported = json.loads(report.stdout)
+    assert reported["metric"] == "BM_quiet" and reported["better"] == "lower"
+    values = reported["values"]
     # BM_quiet's work is the same in every round.
     assert values["n"] == 8 and values["min"] == values["max"] == 3000.0
     same = perfstats(["compare", "run.csv", "run.csv", "--metric", "BM_medium", "--json"],
