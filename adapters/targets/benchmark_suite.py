@@ -94,7 +94,7 @@ class BenchmarkSuite(LocalProgram, Target):
     tool = "benchmark tool"
     selects_series = True
     # The round's time falls as benchmarks stop: it says what a round cost,
-    # not when the suite is measured well enough.
+    # not when the suite's benchmarks are known well enough.
     judges_value = False
 
     def __init__(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from perfstats.adapters import Command, run
 from perfstats.adapters.cli import main
-from perfstats.adapters.records.record import RUN, metadata_path, read_record
+from perfstats.adapters.records.record import RUN, SERIES_FORMAT, metadata_path, read_record
 
 from perfstats.rules import Fixed
 
@@ -119,7 +119,12 @@ def test_unit_of_the_rows_checked_even_when_forced(tmp_path: Path) -> None:
 
 def test_format_marker_written_and_checked_on_read(tmp_path: Path) -> None:
     path = _record(tmp_path)
-    assert json.loads(metadata_path(path).read_text())["format"] == RUN.marker
+    # A command records its CPU time and peak memory as series: format 1.1.
+    assert json.loads(metadata_path(path).read_text())["format"] == SERIES_FORMAT
+    one = tmp_path / "one.csv"
+    run(Command(ECHO, regex=r"t=(\d+)", unit="ms", rusage=False), Fixed(n=10), record=one,
+        max_n=3, progress=False)  # fmt: skip
+    assert json.loads(metadata_path(one).read_text())["format"] == RUN.marker
     _edit_metadata(path, format="perfstats-record/2")
     with pytest.raises(ValueError, match="format perfstats-record/2 by another version"):
         read_record(path)

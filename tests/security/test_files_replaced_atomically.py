@@ -58,7 +58,8 @@ def test_metadata_never_written_through_planted_symlinks(tmp_path: Path) -> None
     assert victim.read_text() == PRECIOUS
     meta = metadata_path(record)
     assert not meta.is_symlink() and stat.S_ISREG(meta.lstat().st_mode)
-    assert json.loads(meta.read_text())["format"] == "perfstats-record/1"
+    # The command's CPU time and peak memory make it a record with series.
+    assert json.loads(meta.read_text())["format"] == "perfstats-record/1.1"
     # Resuming rewrites the metadata again: it is read through a link to a
     # copy outside, but never written through it.
     copy = victim.with_name("meta-copy.json")
@@ -70,7 +71,11 @@ def test_metadata_never_written_through_planted_symlinks(tmp_path: Path) -> None
     assert not meta.is_symlink() and len(read_record(record)) == 3
     # No temporary file is left behind beside the record.
     leftovers = [p.name for p in folder.iterdir() if not p.is_symlink()]
-    assert sorted(set(leftovers) - {"run.csv.lock"}) == ["run.csv", "run.csv.meta.json"]
+    assert sorted(set(leftovers) - {"run.csv.lock"}) == [
+        "run.csv",
+        "run.csv.meta.json",
+        "run.csv.series.csv",
+    ]
 
 
 def test_new_files_get_ordinary_permissions(tmp_path: Path) -> None:

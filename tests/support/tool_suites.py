@@ -192,6 +192,8 @@ func BenchmarkSizes(b *testing.B) {
 \t\t\t\tpanic("boom")
 \t\t\t}
 \t\t\tif flag("hang") && name == "n-100" {
+\t\t\t\t// Says it hangs, so a test can signal it then and not after a guess.
+\t\t\t\t_ = os.WriteFile(filepath.Join(os.Getenv("TOOL_FLAGS"), "hanging"), nil, 0o644)
 \t\t\t\ttime.Sleep(60 * time.Second)
 \t\t\t}
 \t\t\twork(b, 0)
@@ -207,7 +209,7 @@ func BenchmarkFlaky(b *testing.B) {
 }
 """
 
-GO_WIDE_HEAD = "package wide\n\nimport \"testing\"\n\nvar sink int\n"
+GO_WIDE_HEAD = 'package wide\n\nimport "testing"\n\nvar sink int\n'
 
 
 def go_wide_source(n: int = 50) -> str:

@@ -74,6 +74,15 @@ RULE = ["--perfstats-rule", "superflow", "--perfstats-rule-option", "error=0.05"
 MAX_TIME = ["--perfstats-max-time", "120"]
 
 
+@pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under pytest -n, this test runs in an xdist worker whose environment
+    # says so; the pytest it starts would inherit that and take itself for a
+    # worker (pytest-benchmark then disables itself).
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 

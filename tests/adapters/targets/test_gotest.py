@@ -146,7 +146,11 @@ def test_sigint_to_the_test_binary_fails_the_round(module, tmp_path: Path) -> No
         result = {}
         worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
         worker.start()
-        time.sleep(3.0)  # the five quick benchmarks, then the hang
+        # The five quick benchmarks, then the hang, which says so.
+        deadline = time.monotonic() + 120
+        while not (flags / "hanging").exists():
+            assert time.monotonic() < deadline, "the test binary never reached the hang"
+            time.sleep(0.05)
         os.kill(_child_running(".test"), signal.SIGINT)
         worker.join(30)
     m = result["m"]

@@ -24,7 +24,6 @@ COLD = (
 )
 
 
-
 class TestLambdaReport:
     def test_warm_line(self) -> None:
         r = parse_report(WARM)

@@ -10,6 +10,7 @@ from perfstats.adapters.targets.values import ValueReader
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=timezone.utc)
 
+
 class TestValueReader:
     def test_wall_time_is_the_default(self) -> None:
         reader = ValueReader()
