@@ -303,6 +303,20 @@ class BenchmarkSuite(LocalProgram, Target):
         return {**self.program_config(), "inherit_env": self.inherit_env}
 
 
+def check_tool_argv(argv: Any, tool: str, what: str) -> Sequence[str]:
+    """``argv`` if it is a non-empty sequence of arguments, else a ``ValueError`` naming ``what``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.benchmark_suite import check_tool_argv
+    >>> check_tool_argv(["./pkg", "-benchtime=2x"], "go test -bench", "a package and its flags")
+    ['./pkg', '-benchtime=2x']
+    """
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence) or not argv:
+        raise ValueError(f"{tool}: argv must be {what}; got {argv!r}")
+    return argv
+
+
 def signal_name(number: int) -> str:
     """``SIGSEGV`` for 11; ``signal 99`` for a number without a name.
 

@@ -11,7 +11,7 @@ from ..records.importers.gotest import NAME, direction, result_lines
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
-from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, escape_regex
+from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, check_tool_argv, escape_regex
 
 # go test's own flags a user may give in go test's spelling (-benchtime=2x);
 # the test binary reads them as -test.NAME.
@@ -93,13 +93,11 @@ class GoTest(BenchmarkSuite):
         cpus: Sequence[int] | None = None,
         label: str | None = None,
     ) -> None:
-        if isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence) or not argv:
-            raise ValueError(f"{NAME}: argv must be a package and its flags; got {argv!r}")
+        check_tool_argv(argv, NAME, "a package and its flags")
         package = argv[0]
         if not isinstance(package, str) or package.startswith("-") or "..." in package:
             raise ValueError(
-                f"{NAME}: the first argument must be one package (./pkg, no '...'); "
-                f"got {package!r}"
+                f"{NAME}: the first argument must be one package (./pkg, no '...'); got {package!r}"
             )
         if not isinstance(go, str) or not go:
             raise ValueError(f"{NAME}: go must be the go command; got {go!r}")

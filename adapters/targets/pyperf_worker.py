@@ -13,7 +13,7 @@ from ..records.importers.pyperf import NAME, UNITS, parse
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
-from .benchmark_suite import BenchmarkSuite, Round, RoundFailed
+from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, check_tool_argv
 
 # Options each worker gets from the target; the user's would clash.
 _OURS = (
@@ -85,8 +85,7 @@ class PyperfScript(BenchmarkSuite):
         cpus: Sequence[int] | None = None,
         label: str | None = None,
     ) -> None:
-        if isinstance(argv, (str, bytes)) or not isinstance(argv, Sequence) or not argv:
-            raise ValueError(f"{NAME}: argv must be a script and its options; got {argv!r}")
+        check_tool_argv(argv, NAME, "a script and its options")
         script = argv[0]
         program = list(argv)
         interpreter = None
@@ -137,9 +136,7 @@ class PyperfScript(BenchmarkSuite):
                 )
             doc = _load(path)
             if doc is None or not doc.get("benchmarks"):
-                raise RoundFailed(
-                    f"{self.script} ran no benchmark (is it a pyperf Runner script?)"
-                )
+                raise RoundFailed(f"{self.script} ran no benchmark (is it a pyperf Runner script?)")
             tasks: dict[str, tuple[int, int]] = {}
             suite_meta = doc.get("metadata", {})
             for i, bench in enumerate(doc["benchmarks"]):
@@ -183,9 +180,7 @@ class PyperfScript(BenchmarkSuite):
                     "(the script's benchmarks changed)",
                 )  # fmt: skip
                 continue
-            series[name] = SeriesValue(
-                fmean(res.values(name)), res.unit(name), source="pyperf"
-            )
+            series[name] = SeriesValue(fmean(res.values(name)), res.unit(name), source="pyperf")
         return Round(wall, series)
 
     def _config(self) -> dict[str, Any]:
