@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tools", default=",".join(TOOLS), help="tools to run (all three)")
     parser.add_argument("--error", type=float, default=0.10,
                         help="SuperFlow's error margin r (0.10)")  # fmt: skip
+    parser.add_argument("--quantiles", default="0.25,0.5,0.75",
+                        help="the quantiles SuperFlow judges (0.25,0.5,0.75)")  # fmt: skip
     parser.add_argument("--max-rounds", type=int, default=300,
                         help="values a benchmark may take before its cap (300)")  # fmt: skip
     parser.add_argument("--overhead-rounds", type=int, default=40,
@@ -261,13 +263,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
 
+    quantiles = tuple(float(q) for q in args.quantiles.split(","))
+
     def make_rule() -> SuperFlow:
-        return SuperFlow(error=args.error)
+        return SuperFlow(error=args.error, q=quantiles)
 
     given = argv if argv is not None else sys.argv[1:]
     command = "python -m benchmarks.tool_loops " + " ".join(given)
     print(f"# command: {command.strip()}")
-    print(f"rule: SuperFlow (order-normal, r = {args.error:g}), one monitor per benchmark; "
+    print(f"rule: SuperFlow (order-normal, r = {args.error:g}, quantiles "
+          f"{', '.join(f'{q:g}' for q in quantiles)}), one monitor per benchmark; "
           f"cap {args.max_rounds} values; judged: each benchmark's {args.judge}")  # fmt: skip
     loops, costs = [], []
     with tempfile.TemporaryDirectory(prefix="tool-loops-") as tmp:
@@ -307,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         doc = {
             "command": command.strip(),
-            "rule": {"name": "SuperFlow", "error": args.error, "cap": args.max_rounds},
+            "rule": {"name": "SuperFlow", "error": args.error, "q": list(quantiles),
+                     "cap": args.max_rounds},
             "judged": args.judge,
             "loops": [asdict(o) for o in loops],
             "overhead": [{**asdict(c), "total_ms": c.total_ms} for c in costs],
