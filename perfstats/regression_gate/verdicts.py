@@ -353,6 +353,18 @@ class _Side:
     units: dict[str, str | None]
 
 
+@dataclass(frozen=True)
+class _Benchmark:
+    """A benchmark present on both sides, with what the gate applies to it."""
+
+    name: str
+    unit: str | None
+    xb: FloatArray
+    xc: FloatArray
+    delta: float
+    direction: str
+
+
 def _collect(
     data: Any, units: Mapping[str, str] | None, side: str, *, empty: bool = False
 ) -> _Side:
@@ -473,13 +485,9 @@ def _runs_needed(
 
 
 def _judge(
-    name: str,
-    unit: str | None,
-    xb: FloatArray,
-    xc: FloatArray,
+    bench: _Benchmark,
     *,
     statistic: Any,
-    delta: float,
     level: float,
     paired: bool,
     n_resamples: int,
@@ -489,6 +497,7 @@ def _judge(
     from ..comparison.change import relative_change
     from ..comparison.effects import cliffs_delta, wilcoxon_ranksum, wilcoxon_signedrank
 
+    name, xb, xc = bench.name, bench.xb, bench.xc
     if not bool(np.all(xc > 0)):
         # Ratios and their geometric mean are read on the log scale.
         raise ValueError(
@@ -761,67 +770,61 @@ def gate(
             f"{side}[{name!r}] has {size} run; the gate needs at least {_MIN_RUNS} runs a "
             "side (no benchmark of the suite has them)"
         )
-    units: dict[str, str | None] = {}
+    benches: list[_Benchmark] = []
     for name in names:
         ub, uc = base.units[name], cont.units[name]
         if ub is not None and uc is not None and ub != uc:
             raise ValueError(
                 f"benchmark {name!r} has unit {ub!r} in the baseline but {uc!r} in the contender"
             )
-        units[name] = ub if ub is not None else uc
+        benches.append(
+            _Benchmark(
+                name, ub if ub is not None else uc, base.values[name], cont.values[name],
+                _threshold_for(name, delta, overrides), _direction_of(name, directions),
+            )
+        )  # fmt: skip
 
     from ..comparison.multiple_testing import benjamini_hochberg
 
-    deltas = {name: _threshold_for(name, delta, overrides) for name in names}
-    judged = [name for name in names if name not in single]
+    judged = [bench for bench in benches if bench.name not in single]
     raw = [
-        _judge(
-            name, units[name], base.values[name], cont.values[name],
-            statistic=kind, delta=deltas[name], level=lvl, paired=bool(paired),
-            n_resamples=b, rng=gen,
-        )
-        for name in judged
+        _judge(bench, statistic=kind, level=lvl, paired=bool(paired), n_resamples=b, rng=gen)
+        for bench in judged
     ]
     p_adj: Any = benjamini_hochberg([r[3] for r in raw]) if raw else []
-    verdicts = [
-        _too_few(name, units[name], base.values[name], cont.values[name], kind, deltas[name],
-                 str((directions or {}).get(name, "lower")))
-        for name in single
-    ]  # fmt: skip
-    for name, (est, low, high, p, d), pa in zip(judged, raw, p_adj, strict=True):
-        nb_, nc_ = base.values[name].size, cont.values[name].size
-        dl = deltas[name]
-        way = str((directions or {}).get(name, "lower"))
-        verdict, reason = _verdict(low, high, dl, float(pa), q, min(nb_, nc_), min_runs)
-        if worse_sign(way) < 0:
+    verdicts = [_too_few(bench, kind) for bench in benches if bench.name in single]
+    for bench, (est, low, high, p, d), pa in zip(judged, raw, p_adj, strict=True):
+        nb_, nc_ = bench.xb.size, bench.xc.size
+        verdict, reason = _verdict(low, high, bench.delta, float(pa), q, min(nb_, nc_), min_runs)
+        if worse_sign(bench.direction) < 0:
             # The verdicts are worded for a change upwards being worse.
             verdict = _FLIPPED.get(verdict, verdict)
             reason += "; higher is better"
         needed = (
-            _runs_needed(est, low, high, dl, nb_, nc_, p, float(pa), q, min_runs)
+            _runs_needed(est, low, high, bench.delta, nb_, nc_, p, float(pa), q, min_runs)
             if verdict == "inconclusive"
             else None
         )
         verdicts.append(
             BenchmarkVerdict(
-                name=name, unit=units[name], n_baseline=nb_, n_contender=nc_,
+                name=bench.name, unit=bench.unit, n_baseline=nb_, n_contender=nc_,
                 ratio=1.0 + est, ci_low=1.0 + low, ci_high=1.0 + high,
                 p_value=p, p_adjusted=float(pa), cliffs_delta=d, verdict=verdict,
-                runs_needed=needed, threshold=dl, reason=reason, direction=way,
+                runs_needed=needed, threshold=bench.delta, reason=reason,
+                direction=bench.direction,
             )
-        )
+        )  # fmt: skip
     for name, reason in failed.items():
         verdicts.append(
-            BenchmarkVerdict(
-                name=name, unit=base.units.get(name, cont.units.get(name)),
-                n_baseline=int(base.values[name].size) if name in base.values else 0,
-                n_contender=int(cont.values[name].size) if name in cont.values else 0,
-                ratio=math.nan, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
-                p_adjusted=math.nan, cliffs_delta=math.nan, verdict="error", runs_needed=None,
-                threshold=_threshold_for(name, delta, overrides), reason=reason,
-                direction=str((directions or {}).get(name, "lower")),
+            _unjudged(
+                name, base.units.get(name, cont.units.get(name)),
+                int(base.values[name].size) if name in base.values else 0,
+                int(cont.values[name].size) if name in cont.values else 0,
+                ratio=math.nan, verdict="error", reason=reason,
+                threshold=_threshold_for(name, delta, overrides),
+                direction=_direction_of(name, directions),
             )
-        )
+        )  # fmt: skip
     verdicts.sort(key=lambda v: v.name)
     gm, gm_low, gm_high = _geomean(
         [v for v in verdicts if v.verdict != "error" and v.name not in single], lvl
@@ -852,32 +855,48 @@ _FLIPPED = {"regression": "improvement", "improvement": "regression"}
 _MIN_RUNS = 2
 
 
-def _too_few(
+def _direction_of(name: str, directions: Mapping[str, str] | None) -> str:
+    return str((directions or {}).get(name, "lower"))
+
+
+def _unjudged(
     name: str,
     unit: str | None,
-    xb: FloatArray,
-    xc: FloatArray,
-    statistic: Any,
-    delta: float,
+    n_baseline: int,
+    n_contender: int,
+    *,
+    ratio: float,
+    verdict: str,
+    reason: str,
+    threshold: float,
     direction: str,
 ) -> BenchmarkVerdict:
+    """A row with no interval, test or count of further runs (their numbers NaN)."""
+    return BenchmarkVerdict(
+        name=name, unit=unit, n_baseline=n_baseline, n_contender=n_contender,
+        ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
+        p_adjusted=math.nan, cliffs_delta=math.nan, verdict=verdict, runs_needed=None,
+        threshold=threshold, reason=reason, direction=direction,
+    )  # fmt: skip
+
+
+def _too_few(bench: _Benchmark, statistic: Any) -> BenchmarkVerdict:
     """The inconclusive row of a benchmark with fewer than two runs on a side.
 
     The ratio of the statistics is kept (it is what the data say), with no
     interval, no test and no count of further runs: a tool that recorded one
     number per benchmark would record one number again.
     """
+    xb, xc = bench.xb, bench.xc
     sides = [f"{x.size} run in the {side}" for side, x in (("baseline", xb), ("contender", xc))
              if x.size < _MIN_RUNS]  # fmt: skip
     sb, sc = _statistic(xb, statistic), _statistic(xc, statistic)
-    ratio = sc / sb if sb > 0.0 and sc > 0.0 else math.nan
-    return BenchmarkVerdict(
-        name=name, unit=unit, n_baseline=int(xb.size), n_contender=int(xc.size),
-        ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan,
-        p_adjusted=math.nan, cliffs_delta=math.nan, verdict="inconclusive", runs_needed=None,
-        threshold=delta, direction=direction,
+    return _unjudged(
+        bench.name, bench.unit, int(xb.size), int(xc.size),
+        ratio=sc / sb if sb > 0.0 and sc > 0.0 else math.nan, verdict="inconclusive",
         reason=f"{' and '.join(sides)}; the gate needs at least {_MIN_RUNS} runs a side "
         "to judge a change (a tool that keeps one number per benchmark gives no spread)",
+        threshold=bench.delta, direction=bench.direction,
     )  # fmt: skip
 
 
