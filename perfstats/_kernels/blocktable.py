@@ -124,9 +124,12 @@ _LANE = np.uint64(0xFFFF)
 _SPREAD = np.uint64(0x0000200040008001)
 _LANE_ONES = np.uint64(0x0001000100010001)
 _NIBBLE = np.uint64(15)
-_S4 = np.uint64(4)
-_S8 = np.uint64(8)
-_S12 = np.uint64(12)
+
+
+@nb.njit(cache=True, inline="always")
+def _nibble_lanes(mask: np.uint64, k: int) -> np.uint64:
+    """Bits ``4 k .. 4 k + 3`` of a 16-bit ``mask`` as four int16 lanes of 0 or 1."""
+    return (((mask >> np.uint64(4 * k)) & _NIBBLE) * _SPREAD) & _LANE_ONES
 
 
 @nb.njit(cache=True)
@@ -345,10 +348,10 @@ def _table_chunk(
                     w0 = w1 = w2 = w3 = np.uint64(0)
                     for k in range(held):
                         mask = found[k]
-                        w0 += ((mask & _NIBBLE) * _SPREAD) & _LANE_ONES
-                        w1 += (((mask >> _S4) & _NIBBLE) * _SPREAD) & _LANE_ONES
-                        w2 += (((mask >> _S8) & _NIBBLE) * _SPREAD) & _LANE_ONES
-                        w3 += ((mask >> _S12) * _SPREAD) & _LANE_ONES
+                        w0 += _nibble_lanes(mask, 0)
+                        w1 += _nibble_lanes(mask, 1)
+                        w2 += _nibble_lanes(mask, 2)
+                        w3 += _nibble_lanes(mask, 3)
                     _unpack(w0, w1, w2, w3, hist)
                     for t in range(tail_take):
                         if tail_r[t] >> FINE == g:

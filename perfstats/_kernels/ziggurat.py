@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
-from .random import next_u64
+from .random import next_u64, unit_float
 
 LAYERS = 256
 _INV53 = 1.0 / 9007199254740992.0
@@ -108,12 +108,6 @@ EXP_R = float(EXP_X[1])
 
 
 @nb.njit(cache=True, inline="always")
-def _unit(v: np.uint64) -> float:
-    """Uniform in [0, 1) from the 53 high bits."""
-    return np.float64(v >> _S11) * _INV53
-
-
-@nb.njit(cache=True, inline="always")
 def _open_unit(state: np.uint64) -> tuple[np.uint64, float]:
     state, v = next_u64(state)
     return state, (np.float64(v >> _S11) + 0.5) * _INV53
@@ -142,7 +136,7 @@ def normal(state: np.uint64) -> tuple[np.uint64, float]:
         state, v = next_u64(state)
         i = np.int64(v & _LOW8)
         negative = (v & _BIT8) != np.uint64(0)
-        x = _unit(v) * NORMAL_X[i]
+        x = unit_float(v) * NORMAL_X[i]
         if x < NORMAL_X[i + 1]:
             return state, -x if negative else x
         state, x, ok = _normal_slow(state, i, x)
@@ -168,7 +162,7 @@ def exponential(state: np.uint64) -> tuple[np.uint64, float]:
     while True:
         state, v = next_u64(state)
         i = np.int64(v & _LOW8)
-        x = _unit(v) * EXP_X[i]
+        x = unit_float(v) * EXP_X[i]
         if x < EXP_X[i + 1]:
             return state, x
         state, x, ok = _exponential_slow(state, i, x)

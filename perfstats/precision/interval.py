@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, TypedDict, overload
 
 import numpy as np
 
@@ -160,18 +160,30 @@ def resample_bounds(boot: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarr
     return bounds[0], bounds[1]
 
 
+if TYPE_CHECKING:
+    # For the overloads below. Only the type checker reads the annotations
+    # (``from __future__ import annotations``), so typing_extensions is not a
+    # run-time dependency.
+    from typing_extensions import Unpack
+
+
+class _CIOptions(TypedDict, total=False):
+    """The keyword options of :func:`percentile_ci`, as its typed overloads take them."""
+
+    level: float
+    method: str
+    n_resamples: int
+    block_length: Any
+    block_kind: str
+    rng: Any
+    engine: str
+
+
 @overload
 def percentile_ci(
     data: Any,
     q: float,
-    *,
-    level: float = ...,
-    method: str = ...,
-    n_resamples: int = ...,
-    block_length: Any = ...,
-    block_kind: str = ...,
-    rng: Any = ...,
-    engine: str = ...,
+    **options: Unpack[_CIOptions],
 ) -> Interval: ...
 
 
@@ -179,14 +191,7 @@ def percentile_ci(
 def percentile_ci(
     data: Any,
     q: Sequence[float] | np.ndarray,
-    *,
-    level: float = ...,
-    method: str = ...,
-    n_resamples: int = ...,
-    block_length: Any = ...,
-    block_kind: str = ...,
-    rng: Any = ...,
-    engine: str = ...,
+    **options: Unpack[_CIOptions],
 ) -> tuple[Interval, ...]: ...
 
 

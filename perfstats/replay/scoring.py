@@ -10,17 +10,25 @@
   ``|result - truth| / |truth|``; a test is accurate when it is below the
   allowed error.
 * **Cost**: runs used per test.
-* **Distance to the whole trace** (SHARP's evaluation, "protocol C"): the
-  Kolmogorov-Smirnov distance and the relative difference of the means
-  (the NAMD of a sample and its trace, ``|mean(used) - mean(all)| /
-  mean(all)``) between the runs a test used and the whole trace, and the
-  share of the trace's runs it saved.
+* **Distance to the whole trace** (SHARP's evaluation, Mittal et al. Section
+  V-C, "protocol C"): the Kolmogorov-Smirnov distance and the relative
+  difference of the means (the NAMD of a sample and its trace,
+  ``|mean(used) - mean(all)| / mean(all)``) between the runs a test used and
+  the whole trace, and the share of the trace's runs it saved.
 
 :func:`score_distribution` and :func:`score_estimate` apply these to the
 frame :func:`perfstats.replay.replay` returns.
 
 References
 ----------
+.. [He2019] He et al., "A Statistics-Based Performance Testing Methodology for Cloud
+   Applications" (PT4Cloud), ESEC/FSE 2019; see the References of
+   :mod:`perfstats.rules.pt4cloud`.
+.. [He2021] He et al., "Performance Testing for Cloud Computing with Dependent Data
+   Bootstrapping" (Metior), ASE 2021; see the References of :mod:`perfstats.rules.metior`.
+.. [Mittal] Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible
+   Performance Evaluation", manuscript (undated); see the References of
+   :mod:`perfstats.rules.sharp`.
 .. [Wen2023] Wen et al., "SuperFlow: Performance Testing for Serverless Computing",
    arXiv:2306.01620, 2023; see the References of :mod:`perfstats.rules.superflow`.
 """
@@ -289,7 +297,8 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
     """Add SHARP's distances to the whole trace and the runs saved to a replay frame.
 
     Each test's runs ``traces[trace][start : start + stop_n]`` are compared
-    with the whole trace ``traces[trace]``.
+    with the whole trace ``traces[trace]``, as SHARP's evaluation does
+    (Mittal et al., Section V-C; cited in this module's References).
 
     Parameters
     ----------
@@ -303,12 +312,6 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
         :func:`perfstats.ks`), ``namd`` (``|mean(used) - mean(trace)| /
         |mean(trace)|``, :func:`relative_error` of the means) and ``saved``
         (``1 - stop_n / len(trace)``).
-
-    References
-    ----------
-    Mittal et al., "SHARP: A Distribution-Based Framework for Reproducible Performance
-    Evaluation", manuscript (undated), Section V-C; see the References of
-    :mod:`perfstats.rules.sharp`.
 
     Examples
     --------

@@ -50,6 +50,7 @@ from scipy.special import gammaln
 from .._quantiles import parse_quantiles
 from .._validation import check_int, check_level, check_positive
 from ..precision.interval import Interval
+from ._details import interval_details
 from ._wording import pct, quantile_label, reaches
 from .base import Rule
 from .decision import Decision
@@ -297,15 +298,7 @@ class QuantileSequence(Rule):
             )
             reason = f"{label} sequence interval {reach}; needs within {pct(self.error)}"
         details = {
-            "intervals": {
-                quantile_label(iv.q): {
-                    "estimate": iv.estimate,
-                    "low": iv.low,
-                    "high": iv.high,
-                    "rel_error": iv.rel_error,
-                }
-                for iv in intervals
-            },
+            "intervals": interval_details(intervals),
             "error": self.error,
             "level": self.quantile_level,
         }

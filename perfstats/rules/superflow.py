@@ -38,6 +38,7 @@ from .._rng import RNGLike
 from .._validation import check_choice, check_int, check_level, check_positive
 from ..precision.blocklength import MIN_SIZE
 from ..precision.interval import Interval, quantile_intervals
+from ._details import interval_details
 from ._seeds import CURRENT, base_seed, judgement_key
 from ._wording import pct, quantile_label, reaches
 from .base import Rule
@@ -195,8 +196,8 @@ class SuperFlow(Rule):
             n,
             self._reason(current, previous, stop),
             {
-                "current": _interval_details(current.intervals),
-                "previous": _interval_details(previous.intervals),
+                "current": interval_details(current.intervals),
+                "previous": interval_details(previous.intervals),
                 "current_accurate": current.accurate,
                 "previous_accurate": previous.accurate,
                 "error": self.error,
@@ -226,18 +227,6 @@ class SuperFlow(Rule):
             else reaches(worst.rel_error, f"from the {label}")
         )
         return f"{label} CI of the {role} runs {reach}; needs within {pct(self.error)}"
-
-
-def _interval_details(intervals: Sequence[Interval]) -> dict[str, dict[str, float]]:
-    return {
-        quantile_label(iv.q): {
-            "estimate": iv.estimate,
-            "low": iv.low,
-            "high": iv.high,
-            "rel_error": iv.rel_error,
-        }
-        for iv in intervals
-    }
 
 
 def _join(words: Sequence[str]) -> str:
