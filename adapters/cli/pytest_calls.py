@@ -254,42 +254,38 @@ def check_warmup(warmup: Any, max_warmup: Any = None) -> AutoWarmup | None:
     return None
 
 
+@dataclass
 class _Loop:
     """The state of one loop: the monitor, the warm-up, the rows not yet written, the record."""
 
-    def __init__(
-        self,
-        rule: Rule,
-        name: str,
-        rec: Record | None,
-        metadata: dict[str, Any],
-        extra: dict[str, Any],
-        warmup: int | str,
-        auto: AutoWarmup | None,
-    ) -> None:
-        self.rule = rule
-        self.name = name
-        self.rec = rec
-        self.metadata = metadata
-        self.extra = extra
-        self.warmup_setting = warmup
-        self.auto = auto
-        # A restart of the rule (a warm-up found longer) needs it as it was.
-        self.pristine = copy.deepcopy(rule) if auto is not None else None
-        self.monitor = Monitor(rule)
-        #: Every successful call's time, warm-up included, in call order.
-        self.times: list[float] = []
-        #: The index in ``times`` of the first judged call (None: all warm-up so far).
-        self.first: int | None = None if auto is not None else int(warmup)
-        #: The phase of every call's row, by call number - 1.
-        self.phases: list[str] = []
-        self.pending: list[dict[str, Any]] = []
-        self.stopped_by = "rule"
+    rule: Rule
+    name: str
+    rec: Record | None
+    metadata: dict[str, Any]
+    extra: dict[str, Any]
+    warmup_setting: int | str
+    auto: AutoWarmup | None
+    monitor: Monitor = field(init=False)
+    #: A copy of the rule as it was, for a restart (a warm-up found longer).
+    pristine: Rule | None = field(init=False)
+    #: The index in ``times`` of the first judged call (None: all warm-up so far).
+    first: int | None = field(init=False)
+    #: Every successful call's time, warm-up included, in call order.
+    times: list[float] = field(init=False, default_factory=list)
+    #: The phase of every call's row, by call number - 1.
+    phases: list[str] = field(init=False, default_factory=list)
+    pending: list[dict[str, Any]] = field(init=False, default_factory=list)
+    stopped_by: str = field(init=False, default="rule")
+    calls: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.pristine = copy.deepcopy(self.rule) if self.auto is not None else None
+        self.monitor = Monitor(self.rule)
+        self.first = None if self.auto is not None else int(self.warmup_setting)
         self.started_at = utc_now()
-        self.calls = 0
-        self.rule_config = plain({"name": rule.name, "config": rule.config()})
-        if rec is not None:
-            rec.write_metadata(self._metadata(None, None))
+        self.rule_config = plain({"name": self.rule.name, "config": self.rule.config()})
+        if self.rec is not None:
+            self.rec.write_metadata(self._metadata(None, None))
 
     @property
     def fixed(self) -> int:
