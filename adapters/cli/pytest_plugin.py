@@ -136,7 +136,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Check the options and start a session when ``--perfstats`` is given."""
     if not config.getoption("perfstats", default=False):
         given = [flag for flag, keywords in _OPTIONS
-                 if config.getoption(_dest(flag)) != keywords["default"]]  # fmt: skip
+                 if config.getoption(_dest(flag), default=keywords["default"])
+                 != keywords["default"]]  # fmt: skip
         if given:
             raise pytest.UsageError(
                 f"{given[0]} is given without --perfstats, so nothing would be measured; "
