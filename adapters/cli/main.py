@@ -23,7 +23,7 @@ from ..driver.failures import TargetFailed
 from ..records.record import located
 from ..records.redaction import remember_environment
 from ..records.terminal import for_terminal
-from . import ab, compare, gate, history, replay, report, run
+from . import ab, compare, export, gate, history, replay, report, run
 from .output import err
 from .parser import (
     EXIT_BROKEN_PIPE,
@@ -44,6 +44,7 @@ COMMANDS = {
     "ab": ab,
     "gate": gate,
     "history": history,
+    "export": export,
 }
 
 

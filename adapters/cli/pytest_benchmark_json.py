@@ -95,6 +95,7 @@ def _entry(result: CallsResult) -> dict[str, Any]:
                     "ci_low": result.low / NS_PER_SECOND,
                     "ci_high": result.high / NS_PER_SECOND,
                     "level": result.level,
+                    "warmup": result.warmup,
                     "record": result.record,
                 }
             )
@@ -104,7 +105,8 @@ def _entry(result: CallsResult) -> dict[str, Any]:
             "min_rounds": 1,
             "max_time": None,
             "disable_gc": False,
-            "warmup": False,
+            # pytest-benchmark's own value: False, or the warm-up's count.
+            "warmup": result.warmup or False,
         },
         "stats": summary,
     }

@@ -10,6 +10,18 @@ the format ``perfstats run`` writes), so ``perfstats gate`` and
 each of the rule's judgements, so the file system is not touched between
 two timed calls of one run interval.
 
+A warm-up comes first when asked for: ``warmup=N`` makes the first N
+calls warm-up, ``warmup="auto"`` finds the warm-up in the times as they
+arrive, with the policy of ``perfstats run --warmup auto``
+(:class:`~perfstats.adapters.driver.warmup.AutoWarmup`: checked after 20
+calls and every 10 after, and once more before a stop of the rule is
+accepted; the start only moves later, and the rule restarts on the calls
+after it). Warm-up calls are timed and recorded with phase ``"warmup"``
+but never judged, they are not among the result's ``values``, and the
+record's metadata gives their number (``sessions[-1]["warmup_calls"]``;
+with ``"auto"`` also the checks, in ``sessions[-1]["warmup"]``, as
+``perfstats run`` writes them).
+
 A call that raises ends the loop: its row is recorded as failed, the
 record keeps the calls before it, and the exception goes on to the caller
 (the test fails with the function's own error). A ``KeyboardInterrupt``
@@ -18,6 +30,7 @@ record keeps the calls before it, and the exception goes on to the caller
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import sys
@@ -29,10 +42,11 @@ from typing import Any
 from perfstats.rules import Rule
 from perfstats.rules.monitor import Monitor
 
+from ..driver.warmup import AUTO, MAX_WARMUP, AutoWarmup
 from ..records.fields import field_descriptions
 from ..records.measurement import ERROR, OK, one_line, utc_now
 from ..records.plain import plain
-from ..records.record import FORMAT, MEASURE, RUN, Record
+from ..records.record import FORMAT, MEASURE, RUN, WARMUP, Record
 from ..records.redaction import redact
 from ..report.summary import percentile_rows
 
@@ -65,6 +79,9 @@ class CallsResult:
         The confidence level of the interval.
     record : str or None
         The record written, if any.
+    warmup : int
+        The calls before the first judged one (warm-up: timed and recorded,
+        not judged, not in ``values``).
     extra : Mapping
         Plain data the caller keeps with the result (a test's parameters).
     """
@@ -79,6 +96,7 @@ class CallsResult:
     high: float
     level: float
     record: str | None = None
+    warmup: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -115,6 +133,8 @@ def time_calls(
     rule: Rule,
     name: str,
     max_seconds: float | None = None,
+    warmup: int | str = 0,
+    max_warmup: int | None = None,
     record: str | os.PathLike[str] | None = None,
     metadata: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
@@ -133,8 +153,15 @@ def time_calls(
     name : str
         The benchmark's name: the record's target name.
     max_seconds : float, optional
-        Start no call after this many seconds; the result then says
-        ``stopped_by="max_time"``.
+        Start no call after this many seconds (warm-up included); the
+        result then says ``stopped_by="max_time"``.
+    warmup : int or "auto", default 0
+        An int: the calls timed and recorded first as warm-up, never
+        judged. ``"auto"``: the warm-up found in the times as they arrive
+        (see the module notes), at most ``max_warmup`` calls.
+    max_warmup : int, optional
+        With ``warmup="auto"``: the most calls that may be warm-up
+        (default :data:`~perfstats.adapters.driver.warmup.MAX_WARMUP`).
     record : path, optional
         A new record CSV to write (its metadata beside it); an existing
         file is refused, never overwritten.
@@ -166,12 +193,16 @@ def time_calls(
     >>> value, result = time_calls(sum, ([1, 2, 3],), rule=Fixed(n=6), name="sum")
     >>> value, result.runs, result.stopped_by
     (6, 6, 'rule')
+    >>> _, result = time_calls(sum, ([1],), rule=Fixed(n=6), name="sum", warmup=2)
+    >>> result.runs, result.warmup
+    (6, 2)
     """
     kwargs = dict(kwargs or {})
     if max_seconds is not None and not (max_seconds > 0 and math.isfinite(max_seconds)):
         raise ValueError(f"max_seconds must be a finite number > 0; got {max_seconds!r}")
+    auto = check_warmup(warmup, max_warmup)
     rec = Record(record) if record is not None else None
-    loop = _Loop(rule, name, rec, dict(metadata or {}), dict(extra or {}))
+    loop = _Loop(rule, name, rec, dict(metadata or {}), dict(extra or {}), warmup, auto)
     try:
         value = loop.run(fn, args, kwargs, max_seconds)
     except BaseException as exc:
@@ -191,31 +222,80 @@ def _error_text(exc: BaseException) -> str:
     return one_line(f"{type(exc).__name__}: {exc}")
 
 
-class _Loop:
-    """The state of one loop: the monitor, the rows not yet written, the record."""
+def check_warmup(warmup: Any, max_warmup: Any = None) -> AutoWarmup | None:
+    """The automatic warm-up ``warmup`` asks for, or None for a fixed count (both checked).
 
-    def __init__(
-        self,
-        rule: Rule,
-        name: str,
-        rec: Record | None,
-        metadata: dict[str, Any],
-        extra: dict[str, Any],
-    ) -> None:
-        self.rule = rule
-        self.name = name
-        self.rec = rec
-        self.metadata = metadata
-        self.extra = extra
-        self.monitor = Monitor(rule)
-        self.values: list[float] = []
-        self.pending: list[dict[str, Any]] = []
-        self.stopped_by = "rule"
+    Raises
+    ------
+    ValueError
+        When ``warmup`` is neither a count >= 0 nor ``"auto"``, or
+        ``max_warmup`` is not a count >= 1 or is given without ``"auto"``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.cli.pytest_calls import check_warmup
+    >>> check_warmup(5) is None, check_warmup("auto", 50).max_warmup
+    (True, 50)
+    >>> check_warmup(5, 50)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_warmup applies only to warmup='auto'; got warmup=5
+    """
+    if warmup == AUTO:
+        if max_warmup is None:
+            return AutoWarmup(MAX_WARMUP)
+        if isinstance(max_warmup, bool) or not isinstance(max_warmup, int) or max_warmup < 1:
+            raise ValueError(f"max_warmup must be an integer >= 1; got {max_warmup!r}")
+        return AutoWarmup(max_warmup)
+    if max_warmup is not None:
+        raise ValueError(f"max_warmup applies only to warmup='auto'; got warmup={warmup!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0 or 'auto'; got {warmup!r}")
+    return None
+
+
+@dataclass
+class _Loop:
+    """The state of one loop: the monitor, the warm-up, the rows not yet written, the record."""
+
+    rule: Rule
+    name: str
+    rec: Record | None
+    metadata: dict[str, Any]
+    extra: dict[str, Any]
+    warmup_setting: int | str
+    auto: AutoWarmup | None
+    monitor: Monitor = field(init=False)
+    #: A copy of the rule as it was, for a restart (a warm-up found longer).
+    pristine: Rule | None = field(init=False)
+    #: The index in ``times`` of the first judged call (None: all warm-up so far).
+    first: int | None = field(init=False)
+    #: Every successful call's time, warm-up included, in call order.
+    times: list[float] = field(init=False, default_factory=list)
+    #: The phase of every call's row, by call number - 1.
+    phases: list[str] = field(init=False, default_factory=list)
+    pending: list[dict[str, Any]] = field(init=False, default_factory=list)
+    stopped_by: str = field(init=False, default="rule")
+    calls: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.pristine = copy.deepcopy(self.rule) if self.auto is not None else None
+        self.monitor = Monitor(self.rule)
+        self.first = None if self.auto is not None else int(self.warmup_setting)
         self.started_at = utc_now()
-        self.calls = 0
-        self.rule_config = plain({"name": rule.name, "config": rule.config()})
-        if rec is not None:
-            rec.write_metadata(self._metadata(None, None))
+        self.rule_config = plain({"name": self.rule.name, "config": self.rule.config()})
+        if self.rec is not None:
+            self.rec.write_metadata(self._metadata(None, None))
+
+    @property
+    def fixed(self) -> int:
+        """The calls of a fixed warm-up (0 with ``"auto"``)."""
+        return 0 if self.auto is not None else int(self.warmup_setting)
+
+    @property
+    def values(self) -> list[float]:
+        """The judged times: those from the first judged call on."""
+        return [] if self.first is None else self.times[self.first :]
 
     def run(
         self,
@@ -230,39 +310,77 @@ class _Loop:
         value: Any = None
         while True:
             self.calls += 1
+            judged = self.first is not None and len(self.times) >= self.first
             started = utc_now()
             try:
                 t0 = clock()
                 value = fn(*args, **kwargs)
                 t1 = clock()
             except BaseException as exc:
-                self._row(started, None, exc)
+                self._row(started, None, exc, judged)
                 raise
             elapsed = float(t1 - t0)
-            self.values.append(elapsed)
-            self._row(started, elapsed, None)
-            decision = self.monitor.add(elapsed)
-            if self.calls % interval == 0 or decision.stop:
+            self.times.append(elapsed)
+            self._row(started, elapsed, None, judged)
+            stop = self.monitor.add(elapsed).stop if judged else False
+            if self.auto is not None:
+                n = len(self.times)
+                # A stop of the rule stands only if the warm-up has not grown meanwhile.
+                if self.auto.due(n) or (stop and self.auto.checked_n != n):
+                    self._recheck(self.auto)
+                    stop = self.first is not None and self.monitor.decision.stop
+            counted = self.calls - self.fixed
+            # Written at each judgement and at the end of a fixed warm-up, not between.
+            if stop or (counted >= 0 and counted % interval == 0):
                 self._flush()
-            if decision.stop:
+            if stop:
                 self.stopped_by = "rule"
                 return value
             if deadline is not None and time.monotonic() >= deadline:
                 self.stopped_by = "max_time"
                 return value
 
-    def _row(self, started: Any, elapsed: float | None, exc: BaseException | None) -> None:
-        failed = exc is not None
+    def _recheck(self, auto: AutoWarmup) -> None:
+        """Re-characterise every time so far; on a new start, re-mark rows, restart the rule."""
+        if not auto.update(self.times):
+            return
+        assert auto.start is not None and self.pristine is not None
+        self.first = auto.start
+        changed: dict[int, str] = {}
+        for index, old in enumerate(self.phases):
+            new = WARMUP if index < self.first else MEASURE
+            if new != old:
+                self.phases[index] = new
+                changed[index + 1] = new
+        for row in self.pending:
+            row["phase"] = self.phases[row["run"] - 1]
+        written = {run: p for run, p in changed.items() if run not in self._pending_runs()}
+        if self.rec is not None and written:
+            self.rec.rewrite_phases(written)
+        self.monitor = Monitor(copy.deepcopy(self.pristine))
+        if self.values:
+            self.monitor.add(self.values)
+
+    def _pending_runs(self) -> set[int]:
+        return {int(row["run"]) for row in self.pending}
+
+    def _row(
+        self, started: Any, elapsed: float | None, exc: BaseException | None, judged: bool
+    ) -> None:
+        phase = MEASURE if judged else WARMUP
+        self.phases.append(phase)
+        # A fixed warm-up is interval 0, as perfstats run records it.
+        counted = self.calls - self.fixed
         self.pending.append({
             "run": self.calls,
-            "interval": (self.calls - 1) // self.rule.interval + 1,
-            "phase": MEASURE,
+            "interval": 0 if counted <= 0 else (counted - 1) // self.rule.interval + 1,
+            "phase": phase,
             "target": self.name,
             "value": elapsed,
             "unit": UNIT,
             "cold": None,
             "started_at": started.isoformat(timespec="microseconds"),
-            "status": ERROR if failed else OK,
+            "status": ERROR if exc is not None else OK,
             "error": _error_text(exc) if exc is not None else None,
             "extra": "",
         })  # fmt: skip
@@ -281,11 +399,12 @@ class _Loop:
         finally:
             if self.rec is not None:
                 self.rec.close()
-        rows = percentile_rows(self.values, quantiles=(0.5,)) if self.values else []
+        values = self.values
+        rows = percentile_rows(values, quantiles=(0.5,)) if values else []
         median = rows[0] if rows else {}
         return CallsResult(
             name=self.name,
-            values=tuple(self.values),
+            values=tuple(values),
             stopped_by=stopped_by,
             reason=reason,
             rule=self.rule_config,
@@ -294,8 +413,14 @@ class _Loop:
             high=float(median.get("high", math.nan)),
             level=float(median.get("level", 0.95)),
             record=None if self.rec is None else os.fspath(self.rec.path),
+            warmup=self.warmup_calls,
             extra=self.extra,
         )
+
+    @property
+    def warmup_calls(self) -> int:
+        """The calls recorded as warm-up (a failed one among them)."""
+        return sum(phase == WARMUP for phase in self.phases)
 
     def _metadata(self, stopped_by: str | None, reason: str | None) -> dict[str, Any]:
         session = dict(self.metadata.get("session", {}))
@@ -308,7 +433,11 @@ class _Loop:
                 "failed" if stopped_by in ("error", "interrupted") else "passed"),
             "decision": None if stopped_by is None else {
                 **self.monitor.decision.to_dict(), "reason": reason},
+            "warmup_calls": self.warmup_calls,
         })  # fmt: skip
+        if self.auto is not None:
+            first_run = None if self.first is None else self.first + 1
+            session["warmup"] = self.auto.to_dict(first_run)
         return {
             "format": FORMAT,
             "target": {"kind": "pytest", "name": self.name, "unit": UNIT, **self.extra},

@@ -15,6 +15,10 @@ With ``--perfstats``:
   seconds have passed, each call timed with ``perf_counter_ns``
   (:mod:`~perfstats.adapters.cli.pytest_calls`), and returns the last
   call's result;
+* ``--perfstats-warmup N`` makes the first N calls of each benchmark
+  warm-up (timed and recorded, never judged; default none), ``auto`` the
+  warm-up found in the times as they arrive (``perfstats run --warmup
+  auto``'s policy, at most ``--perfstats-max-warmup`` calls);
 * ``--perfstats-record DIR`` writes one perfstats record per test (named
   by the test's node id), which ``perfstats gate BASE_DIR NEW_DIR`` and
   ``perfstats report`` read;
@@ -36,12 +40,14 @@ A bad rule name or option is a usage error naming it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import re
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,17 +62,62 @@ if TYPE_CHECKING:
 SESSION_PLUGIN = "perfstats-session"
 DEFAULT_RULE = "superflow"
 DEFAULT_MAX_TIME = 60.0
+#: No warm-up unless asked for: every call is judged, as with ``perfstats run``.
+DEFAULT_WARMUP = 0
 _WORKER_KEY = "perfstats_results"
-# The options that mean nothing without --perfstats: given alone they would
-# silently measure nothing.
-_DEPENDENT: tuple[tuple[str, str, Any], ...] = (
-    ("perfstats_rule", "--perfstats-rule", None),
-    ("perfstats_rule_option", "--perfstats-rule-option", []),
-    ("perfstats_max_time", "--perfstats-max-time", None),
-    ("perfstats_record", "--perfstats-record", None),
-    ("perfstats_benchmark_json", "--perfstats-benchmark-json", None),
-    ("perfstats_seed", "--perfstats-seed", None),
-)
+
+
+def _warmup(text: str) -> int | str:
+    """``--perfstats-warmup``: a count of calls >= 0, or ``auto``."""
+    from ..driver.warmup import AUTO
+
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        count = int(text)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of calls >= 0 or 'auto'; got {text!r}")
+    return count
+
+
+# The options besides --perfstats (flag, addoption's keywords). Their default
+# is "not given": given without --perfstats they would silently measure nothing.
+_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--perfstats-rule", {
+        "metavar": "NAME", "default": None,
+        "help": f"stopping rule, a name of perfstats.rules.RULES (default: {DEFAULT_RULE})"}),
+    ("--perfstats-rule-option", {
+        "metavar": "KEY=VALUE", "action": "append", "default": [],
+        "help": "an option of the rule, e.g. error=0.02 (repeatable)"}),
+    ("--perfstats-max-time", {
+        "metavar": "SECONDS", "type": float, "default": None,
+        "help": f"start no call of a benchmark after this many seconds, warm-up included "
+        f"(default: {DEFAULT_MAX_TIME:g})"}),
+    ("--perfstats-warmup", {
+        "metavar": "N|auto", "type": _warmup, "default": None,
+        "help": f"calls timed and recorded first but not judged; 'auto': the warm-up found "
+        f"in the times by perfstats.characterize, re-checked every 10 calls (default: "
+        f"{DEFAULT_WARMUP})"}),
+    ("--perfstats-max-warmup", {
+        "metavar": "N", "type": int, "default": None,
+        "help": "with --perfstats-warmup auto: at most N calls of warm-up (default 200)"}),
+    ("--perfstats-record", {
+        "metavar": "DIR", "default": None,
+        "help": "write one perfstats record per benchmark into DIR (new or empty), for "
+        "perfstats gate and perfstats report"}),
+    ("--perfstats-benchmark-json", {
+        "metavar": "FILE", "default": None,
+        "help": "also write the results in pytest-benchmark's JSON (needs pytest-benchmark)"}),
+    ("--perfstats-seed", {
+        "metavar": "N", "type": int, "default": None,
+        "help": "seed of randomised rules (recorded; default: fresh)"}),
+)  # fmt: skip
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -77,39 +128,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="time perfstats_benchmark calls until the stopping rule says stop (off: each "
         "benchmark calls its function once)",
     )  # fmt: skip
-    group.addoption(
-        "--perfstats-rule", metavar="NAME", default=None,
-        help=f"stopping rule, a name of perfstats.rules.RULES (default: {DEFAULT_RULE})",
-    )  # fmt: skip
-    group.addoption(
-        "--perfstats-rule-option", metavar="KEY=VALUE", action="append", default=[],
-        help="an option of the rule, e.g. error=0.02 (repeatable)",
-    )  # fmt: skip
-    group.addoption(
-        "--perfstats-max-time", metavar="SECONDS", type=float, default=None,
-        help=f"start no call of a benchmark after this many seconds (default: "
-        f"{DEFAULT_MAX_TIME:g})",
-    )  # fmt: skip
-    group.addoption(
-        "--perfstats-record", metavar="DIR", default=None,
-        help="write one perfstats record per benchmark into DIR (new or empty), for "
-        "perfstats gate and perfstats report",
-    )  # fmt: skip
-    group.addoption(
-        "--perfstats-benchmark-json", metavar="FILE", default=None,
-        help="also write the results in pytest-benchmark's JSON (needs pytest-benchmark)",
-    )  # fmt: skip
-    group.addoption(
-        "--perfstats-seed", metavar="N", type=int, default=None,
-        help="seed of randomised rules (recorded; default: fresh)",
-    )  # fmt: skip
+    for flag, keywords in _OPTIONS:
+        group.addoption(flag, **keywords)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Check the options and start a session when ``--perfstats`` is given."""
     if not config.getoption("perfstats", default=False):
-        given = [flag for dest, flag, unset in _DEPENDENT
-                 if config.getoption(dest, default=unset) != unset]  # fmt: skip
+        given = [flag for flag, keywords in _OPTIONS
+                 if config.getoption(_dest(flag), default=keywords["default"])
+                 != keywords["default"]]  # fmt: skip
         if given:
             raise pytest.UsageError(
                 f"{given[0]} is given without --perfstats, so nothing would be measured; "
@@ -120,30 +148,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Session(config, settings), SESSION_PLUGIN)
 
 
+@dataclass(frozen=True)
 class _Settings:
     """The checked options of a session."""
 
-    def __init__(
-        self,
-        rule: str,
-        rule_options: dict[str, Any],
-        max_time: float,
-        record: Path | None,
-        benchmark_json: Path | None,
-        seed: int,
-    ) -> None:
-        self.rule = rule
-        self.rule_options = rule_options
-        self.max_time = max_time
-        self.record = record
-        self.benchmark_json = benchmark_json
-        self.seed = seed
+    rule: str
+    rule_options: dict[str, Any]
+    max_time: float
+    warmup: int | str
+    max_warmup: int | None
+    record: Path | None
+    benchmark_json: Path | None
+    seed: int
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> _Settings:
         from ..driver.seeding import run_seed
         from ..driver.stop_loop import build_rule
         from .options import parse_options
+        from .pytest_calls import check_warmup
 
         rule = config.getoption("perfstats_rule") or DEFAULT_RULE
         try:
@@ -167,6 +190,13 @@ class _Settings:
             raise pytest.UsageError(
                 f"--perfstats-max-time must be a finite number of seconds > 0; got {max_time!r}"
             )
+        warmup = config.getoption("perfstats_warmup")
+        warmup = DEFAULT_WARMUP if warmup is None else warmup
+        max_warmup = config.getoption("perfstats_max_warmup")
+        try:
+            check_warmup(warmup, max_warmup)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--perfstats-max-warmup {max_warmup}: {exc}") from None
         record = _record_dir(config)
         benchmark_json = config.getoption("perfstats_benchmark_json")
         if benchmark_json is not None:
@@ -180,7 +210,7 @@ class _Settings:
                 raise pytest.UsageError(
                     f"--perfstats-benchmark-json {benchmark_json}: folder {folder} does not exist"
                 )
-        return cls(rule, options, max_time, record,
+        return cls(rule, options, max_time, warmup, max_warmup, record,
                    None if benchmark_json is None else Path(benchmark_json), seed)  # fmt: skip
 
     def new_rule(self) -> Rule:
@@ -260,7 +290,12 @@ class _Session:
             "session": {
                 "machine": machine_info(),
                 "software": software_info(),
-                "settings": {"max_time": settings.max_time, "rule": settings.rule},
+                "settings": {
+                    "max_time": settings.max_time,
+                    "rule": settings.rule,
+                    "warmup": settings.warmup,
+                    "max_warmup": settings.max_warmup,
+                },
             },
         }
 
@@ -289,6 +324,8 @@ class _Session:
             rule=self.settings.new_rule(),
             name=node.nodeid,
             max_seconds=self.settings.max_time,
+            warmup=self.settings.warmup,
+            max_warmup=self.settings.max_warmup,
             record=record,
             metadata=self.session_metadata,
             extra=extra,
@@ -357,7 +394,9 @@ def summary_lines(results: list[CallsResult], rule: str) -> list[str]:
         return ["no perfstats_benchmark ran"]
     level = results[0].level
     heading = f"rule {rule}; median and its {100 * level:g}% CI (order statistics) per test"
-    rows = [("test", "median", "CI", "runs", "stopped by", "why")]
+    # The warm-up column only when some test had one: the runs are then the judged calls.
+    warm = any(r.warmup for r in results)
+    rows = [("test", "median", "CI", "runs", *(("warm-up",) if warm else ()), "stopped by", "why")]
     for r in results:
         shown = bool(r.runs)
         rows.append((
@@ -365,12 +404,13 @@ def summary_lines(results: list[CallsResult], rule: str) -> list[str]:
             quantity(r.estimate, "ns") if shown else "-",
             f"{quantity(r.low, 'ns')} .. {quantity(r.high, 'ns')}" if shown else "-",
             str(r.runs),
+            *((str(r.warmup),) if warm else ()),
             r.stopped_by,
             r.reason,
         ))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     # Numbers right-aligned, words left-aligned; the reason, last, is not padded.
-    right = (False, True, True, True, False)
+    right = (False, True, True, True, *((True,) if warm else ()), False)
     return [heading] + [
         "  ".join(
             [

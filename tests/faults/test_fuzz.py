@@ -399,6 +399,7 @@ SUBCOMMAND_FLAGS: dict[str, list[str]] = {
              "--strict", "--names"],
     # --permutations is left out: a random large count is a legitimate, long run.
     "history": ["--pvalue", "--min-size", "--format", "--seed"],
+    "export": ["--format", "--metric", "--name", "--json"],
 }  # fmt: skip
 # Exit codes a command may end with besides 0 and 2 (the gate's verdicts).
 VERDICT_STATUSES: dict[str, tuple[int, ...]] = {"gate": (1, 3)}
@@ -460,7 +461,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("command", ["compare", "replay", "report", "ab", "gate", "history"])
+@pytest.mark.parametrize(
+    "command", ["compare", "replay", "report", "ab", "gate", "history", "export"]
+)
 @CLI
 @given(data=st.data())
 def test_cli_subcommand_with_random_files_and_arguments(
@@ -480,6 +483,8 @@ def test_cli_subcommand_with_random_files_and_arguments(
         argv = ["gate", first, second, *flags]
     elif command == "history":
         argv = ["history", first, *flags]
+    elif command == "export":
+        argv = ["export", first, "-o", second, *flags]
     else:
         argv = ["ab", "--from-record", first, "--no-progress", *flags]
         if "--against" in argv:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -259,6 +260,16 @@ def test_an_option_without_the_switch_is_a_usage_error(pytester: pytest.Pytester
         (["--perfstats-rule-option", "error"], "--perfstats-rule-option must look like"),
         (["--perfstats-rule-option", "error=-1"], "--perfstats-rule-option: error must be"),
         (["--perfstats-max-time", "0"], "--perfstats-max-time must be a finite number"),
+        (["--perfstats-warmup", "lots"], "--perfstats-warmup: expected a number of calls"),
+        (["--perfstats-warmup", "-1"], "--perfstats-warmup: expected a number of calls"),
+        (
+            ["--perfstats-warmup", "3", "--perfstats-max-warmup", "5"],
+            "--perfstats-max-warmup 5: max_warmup applies only to warmup='auto'",
+        ),
+        (
+            ["--perfstats-max-warmup", "0", "--perfstats-warmup", "auto"],
+            "--perfstats-max-warmup 0: max_warmup must be an integer >= 1",
+        ),
     ],
 )
 def test_bad_rule_or_option_is_a_usage_error_naming_it(
@@ -378,6 +389,117 @@ def test_ctrl_c_keeps_what_was_recorded(pytester: pytest.Pytester) -> None:
     assert not list(records.glob("*.lock"))
 
 
+# The first SLOW calls nap 20 ms (a lower bound: a nap never ends early),
+# the later ones return at once: a warm-up of SLOW calls.
+WARMING = """\
+import os
+import time
+
+SLOW = int(os.environ["PERFSTATS_SLOW_CALLS"])
+CALLS = []
+
+
+def warming():
+    CALLS.append(1)
+    if len(CALLS) <= SLOW:
+        time.sleep(0.02)
+
+
+def test_warming(perfstats_benchmark):
+    perfstats_benchmark(warming)
+"""
+NAP_NS = 0.02 * 1e9
+
+
+def _warming(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, slow: int, *args: str
+) -> tuple[pytest.RunResult, Path, Path]:
+    pytester.makepyfile(test_warming=WARMING)
+    monkeypatch.setenv("PERFSTATS_SLOW_CALLS", str(slow))
+    records, export = pytester.path / "runs", pytester.path / "bench.json"
+    result = _run(
+        pytester, "--perfstats", "--perfstats-record", str(records),
+        "--perfstats-benchmark-json", str(export), *args,
+    )  # fmt: skip
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    (csv,) = records.glob("*.csv")
+    return result, csv, export
+
+
+def test_a_fixed_warmup_keeps_the_slow_first_calls_out_of_the_measurement(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, csv, export = _warming(
+        pytester, monkeypatch, 4,
+        "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=12", "--perfstats-warmup", "4",
+    )  # fmt: skip
+    rows = read_record(csv)
+    # The four naps are the warm-up rows, recorded and never judged; twelve calls are judged.
+    assert rows["phase"].tolist() == ["warmup"] * 4 + ["measure"] * 12
+    assert rows["run"].tolist() == list(range(1, 17))
+    assert (rows["value"].iloc[:4] >= NAP_NS).all()
+    assert rows["value"].iloc[4:].median() < NAP_NS / 10
+    assert set(rows.loc[rows["phase"] == "warmup", "interval"]) == {0}
+    session = read_metadata(csv)["sessions"][-1]
+    assert session["warmup_calls"] == 4 and session["settings"]["warmup"] == 4
+    assert session["stopped_by"] == "rule" and session["decision"]["n"] == 12
+    # The summary shows the warm-up beside the judged runs.
+    row = next(line for line in result.stdout.lines if line.startswith("test_warming.py::"))
+    assert re.search(r" 12 +4  rule ", row), row
+    # The pytest-benchmark export holds the judged calls only, and says so.
+    (bench,) = json.loads(export.read_text())["benchmarks"]
+    assert bench["stats"]["rounds"] == len(bench["stats"]["data"]) == 12
+    assert bench["options"]["warmup"] == 4
+    assert bench["extra_info"]["perfstats"]["warmup"] == 4
+    assert bench["stats"]["median"] < NAP_NS / 10 / 1e9
+    # perfstats report counts the warm-up rows apart.
+    report = pytester.run(sys.executable, "-m", "perfstats.adapters.cli", "report", str(csv))
+    assert report.ret == 0, report.stderr.str()
+    assert "12 measured (12 ok, 0 error, 0 timeout), 4 warm-up" in report.stdout.str()
+
+
+def test_without_a_warmup_the_slow_first_calls_are_judged(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, csv, export = _warming(
+        pytester, monkeypatch, 4, "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=12",
+    )  # fmt: skip
+    rows = read_record(csv)
+    assert rows["phase"].tolist() == ["measure"] * 12
+    assert (rows["value"].iloc[:4] >= NAP_NS).all()
+    assert read_metadata(csv)["sessions"][-1]["warmup_calls"] == 0
+    (bench,) = json.loads(export.read_text())["benchmarks"]
+    assert bench["options"]["warmup"] is False
+    assert sum(v >= NAP_NS / 1e9 for v in bench["stats"]["data"]) >= 4
+
+
+def test_the_automatic_warmup_finds_the_slow_calls_and_judges_the_rest(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Thirty slow calls: at the first checks (20, 30 calls) all calls look
+    # alike, so the start is found only once the fast ones show; the rule's
+    # forty judged calls then count from there.
+    _, csv, export = _warming(
+        pytester, monkeypatch, 30,
+        "--perfstats-rule", "fixed", "--perfstats-rule-option", "n=40",
+        "--perfstats-warmup", "auto",
+    )  # fmt: skip
+    rows = read_record(csv)
+    session = read_metadata(csv)["sessions"][-1]
+    found = session["warmup_calls"]
+    assert 30 <= found <= 40, session["warmup"]
+    assert session["warmup"]["mode"] == "auto" and session["warmup"]["start"] == found
+    assert session["warmup"]["start_run"] == found + 1
+    # The rows written as measurement before the start was found are re-marked on disk.
+    assert rows["phase"].tolist() == ["warmup"] * found + ["measure"] * 40
+    assert (rows["value"].iloc[:30] >= NAP_NS).all()
+    assert rows["value"].iloc[found:].median() < NAP_NS / 10
+    (bench,) = json.loads(export.read_text())["benchmarks"]
+    assert bench["stats"]["rounds"] == 40 and bench["options"]["warmup"] == found
+    report = pytester.run(sys.executable, "-m", "perfstats.adapters.cli", "report", str(csv))
+    assert f"warm-up    auto: {found} runs, judged from run {found + 1}" in report.stdout.str()
+
+
 BESIDE = """\
 def add(a, b):
     return a + b
@@ -433,6 +555,21 @@ def test_time_calls_stops_on_time_and_round_trips(tmp_path: Path) -> None:
     assert again == result
     assert read_metadata(tmp_path / "t.csv")["sessions"][-1]["stopped_by"] == "max_time"
     assert len(read_record(tmp_path / "t.csv")) == result.runs
+
+
+def test_time_calls_warmup_is_timed_apart_and_checked(tmp_path: Path) -> None:
+    _, result = time_calls(int, rule=Fixed(n=5), name="t", warmup=3, record=tmp_path / "t.csv")
+    assert result.runs == 5 and result.warmup == 3
+    assert read_record(tmp_path / "t.csv")["phase"].tolist() == ["warmup"] * 3 + ["measure"] * 5
+    assert CallsResult.from_dict(json.loads(json.dumps(result.to_dict()))).warmup == 3
+    for warmup, max_warmup, said in [
+        (-1, None, "warmup must be an integer >= 0 or 'auto'"),
+        ("some", None, "warmup must be an integer >= 0 or 'auto'"),
+        (2, 10, "max_warmup applies only to warmup='auto'"),
+        ("auto", 0, "max_warmup must be an integer >= 1"),
+    ]:
+        with pytest.raises(ValueError, match=said):
+            time_calls(int, rule=Fixed(n=2), name="t", warmup=warmup, max_warmup=max_warmup)
 
 
 def test_time_calls_refuses_an_existing_record(tmp_path: Path) -> None:
