@@ -42,7 +42,7 @@ from typing import Any
 from perfstats.rules import Rule
 from perfstats.rules.monitor import Monitor
 
-from ..driver.warmup import AUTO, MAX_WARMUP, AutoWarmup
+from ..driver.warmup import AutoWarmup, warmup_setting
 from ..records.fields import field_descriptions
 from ..records.measurement import ERROR, OK, one_line, utc_now
 from ..records.plain import plain
@@ -241,17 +241,8 @@ def check_warmup(warmup: Any, max_warmup: Any = None) -> AutoWarmup | None:
     ...
     ValueError: max_warmup applies only to warmup='auto'; got warmup=5
     """
-    if warmup == AUTO:
-        if max_warmup is None:
-            return AutoWarmup(MAX_WARMUP)
-        if isinstance(max_warmup, bool) or not isinstance(max_warmup, int) or max_warmup < 1:
-            raise ValueError(f"max_warmup must be an integer >= 1; got {max_warmup!r}")
-        return AutoWarmup(max_warmup)
-    if max_warmup is not None:
-        raise ValueError(f"max_warmup applies only to warmup='auto'; got warmup={warmup!r}")
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup must be an integer >= 0 or 'auto'; got {warmup!r}")
-    return None
+    warmup, cap = warmup_setting(warmup, max_warmup)
+    return None if cap is None else AutoWarmup(cap)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from .pacing import Session, Settings
 from .provenance import git_state, target_directory
 from .result import RunResult
 from .seeding import run_seed
-from .warmup import AUTO, MAX_WARMUP
+from .warmup import count_at_least, warmup_setting
 
 logger = logging.getLogger(__name__)
 
@@ -205,28 +205,16 @@ def _settings(
     max_failures: Any,
     max_warmup: Any = None,
 ) -> Settings:
-    auto = isinstance(warmup, str) and warmup.lower() == AUTO
-    if max_warmup is not None and not auto:
-        raise ValueError(f"max_warmup applies only to warmup='auto'; got warmup={warmup!r}")
-    if auto:
-        cap = MAX_WARMUP if max_warmup is None else _count(max_warmup, "max_warmup", 1)
-    elif isinstance(warmup, str):
-        raise ValueError(f"warmup must be an integer >= 0 or 'auto'; got {warmup!r}")
+    warmup, max_warmup = warmup_setting(warmup, max_warmup)
     return Settings(
-        max_n=None if max_n is None else _count(max_n, "max_n", 1),
+        max_n=None if max_n is None else count_at_least(max_n, "max_n", 1),
         max_seconds=None if max_seconds is None else _seconds(max_seconds, "max_seconds"),
-        concurrency=_count(concurrency, "concurrency", 1),
+        concurrency=count_at_least(concurrency, "concurrency", 1),
         spacing=0.0 if spacing is None else _seconds(spacing, "spacing", allow_zero=True),
-        warmup=AUTO if auto else _count(warmup, "warmup", 0),
-        max_failures=_count(max_failures, "max_failures", 1),
-        max_warmup=cap if auto else None,
+        warmup=warmup,
+        max_failures=count_at_least(max_failures, "max_failures", 1),
+        max_warmup=max_warmup,
     )
-
-
-def _count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
 
 
 def _seconds(value: Any, name: str, allow_zero: bool = False) -> float:

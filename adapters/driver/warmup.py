@@ -159,3 +159,55 @@ class AutoWarmup:
 
 
 __all__ = ["AUTO", "CHECK_EVERY", "FIRST_CHECK", "MAX_WARMUP", "AutoWarmup"]
+
+
+def warmup_setting(warmup: Any, max_warmup: Any = None) -> tuple[int | str, int | None]:
+    """Check a ``warmup`` / ``max_warmup`` pair: a fixed count, or ``"auto"`` and its cap.
+
+    Parameters
+    ----------
+    warmup : int or "auto"
+        Invocations to discard first (an integer >= 0), or ``"auto"`` (any
+        case) for the warm-up found in the data.
+    max_warmup : int, optional
+        With ``"auto"`` only: the most runs that may be warm-up (>= 1,
+        default :data:`MAX_WARMUP`).
+
+    Returns
+    -------
+    tuple
+        ``(count, None)`` for a fixed warm-up, ``("auto", cap)`` otherwise.
+
+    Raises
+    ------
+    ValueError
+        When ``warmup`` is neither a count >= 0 nor ``"auto"``, or
+        ``max_warmup`` is not a count >= 1 or is given without ``"auto"``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.driver.warmup import warmup_setting
+    >>> warmup_setting(5), warmup_setting("AUTO", 50)
+    ((5, None), ('auto', 50))
+    >>> warmup_setting(5, 50)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_warmup applies only to warmup='auto'; got warmup=5
+    """
+    auto = isinstance(warmup, str) and warmup.lower() == AUTO
+    if max_warmup is not None and not auto:
+        raise ValueError(f"max_warmup applies only to warmup='auto'; got warmup={warmup!r}")
+    if auto:
+        cap = MAX_WARMUP if max_warmup is None else count_at_least(max_warmup, "max_warmup", 1)
+        return AUTO, cap
+    fixed = not isinstance(warmup, (bool, str)) and isinstance(warmup, (int, np.integer))
+    if not fixed or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0 or 'auto'; got {warmup!r}")
+    return int(warmup), None
+
+
+def count_at_least(value: Any, name: str, minimum: int) -> int:
+    """``value`` as an int, checked to be an integer (not a bool) >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
