@@ -339,6 +339,17 @@ def test_change_replicates_reproduce_the_relative_change_interval(paired: bool) 
     assert abs(high - rc.high) < 0.1 * (rc.high - rc.low)
 
 
+@pytest.mark.parametrize("paired", [False, True])
+def test_change_replicates_are_the_draws_of_relative_change(paired: bool) -> None:
+    rng = np.random.default_rng(12)
+    a = rng.lognormal(3.0, 0.2, 80)
+    b = a * rng.lognormal(0.05, 0.05, 80) if paired else rng.lognormal(3.05, 0.2, 90)
+    rc = perfstats.relative_change(a, b, paired=paired, level=0.9, n_resamples=3000, rng=4)
+    reps = plots.change_replicates(a, b, paired=paired, n_resamples=3000, rng=4)
+    alpha = (1.0 - 0.9) / 2.0  # as relative_change computes it, to the last bit
+    assert np.quantile(reps, [alpha, 1.0 - alpha]).tolist() == [rc.low, rc.high]
+
+
 def test_paired_replicates_of_identical_samples_are_zero() -> None:
     a = np.random.default_rng(13).lognormal(3.0, 0.2, 50)
     assert np.all(plots.change_replicates(a, a, paired=True, n_resamples=200, rng=1) == 0.0)
@@ -355,6 +366,11 @@ def test_change_distribution_shows_relative_changes_interval() -> None:
     (estimate,) = labelled(ax, "estimate")
     assert estimate.get_xdata()[0] == pytest.approx(rc.estimate)
     assert ax.get_title().endswith("slower") and rc.direction == "slower"
+    # the histogram holds the very resamples the interval is read from
+    reps = plots.change_replicates(a, b, n_resamples=4000, rng=seed)
+    counts, _ = np.histogram(reps, bins=60)
+    bars = [p.get_height() for p in ax.patches if p.get_alpha() != 0.25]
+    assert bars == counts.tolist()
 
 
 def test_change_replicates_reject_unequal_pairs() -> None:
