@@ -25,7 +25,7 @@ def test_read_only_copies_at_every_depth() -> None:
     outer["db"] = {}
     assert dict(frozen) == {"api": {"get": 0.005}, "n": 3}
     with pytest.raises(TypeError):
-        frozen["api"]["get"] = 2.0  # type: ignore[index]
+        frozen["api"]["get"] = 2.0
     with pytest.raises(TypeError):
         frozen["db"] = {}  # type: ignore[index]
 
