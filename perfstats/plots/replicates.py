@@ -45,12 +45,10 @@ def change_replicates(
     Returns
     -------
     numpy.ndarray
-        The resampled relative changes, shape ``(n_resamples,)``.
-
-    Raises
-    ------
-    ValueError
-        As :func:`perfstats.relative_change` does.
+        ``n_resamples`` relative changes, drawn by
+        :func:`perfstats.comparison.change.resampled_changes` (which also
+        takes ``groups``, ``per_pair`` and ``engine``); input that
+        :func:`perfstats.relative_change` refuses raises its ValueError.
 
     Examples
     --------
