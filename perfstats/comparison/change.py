@@ -311,21 +311,78 @@ def relative_change(
     'faster'
     """
     check_better(better)
+    lvl = check_level(level)
     inputs = _relative_change_iv(
-        baseline, candidate, statistic, level, paired, groups, per_pair, n_resamples, engine
+        baseline, candidate, statistic, paired, groups, per_pair, n_resamples, engine
     )
-    key = stream_key(rng)
-    if inputs.order_statistics:
-        dist = _order_statistic_distribution(inputs, key)
-    elif paired:
-        dist = _paired_distribution(inputs, key)
-    else:
-        dist = _unpaired_distribution(inputs, key)
+    dist = _resampled(inputs, stream_key(rng))
     result = _result(
-        inputs.baseline, inputs.candidate, dist, inputs.kind, inputs.q, inputs.level,
+        inputs.baseline, inputs.candidate, dist, inputs.kind, inputs.q, lvl,
         inputs.label, paired, groups, per_pair, inputs.n_resamples,
     )  # fmt: skip
     return result if better == "lower" else dataclasses.replace(result, better=better)
+
+
+def resampled_changes(
+    baseline: Any,
+    candidate: Any,
+    *,
+    statistic: str | float = "median",
+    paired: bool = False,
+    groups: Any = None,
+    per_pair: bool = False,
+    n_resamples: int = 10000,
+    rng: Any = None,
+    engine: str = "auto",
+) -> FloatArray:
+    """The bootstrap replicates of the relative change that :func:`relative_change` reads.
+
+    Each is ``stat(candidate*) / stat(baseline*) - 1`` for one resample,
+    drawn by the scheme and the random streams of :func:`relative_change`
+    with the same arguments: for the same ``rng`` its percentile interval
+    at a level is that function's ``low`` and ``high``.
+    :func:`perfstats.plots.change_replicates` draws them as a histogram.
+
+    Parameters
+    ----------
+    baseline, candidate, statistic, paired, groups, per_pair, n_resamples, rng, engine
+        As for :func:`relative_change`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The resampled relative changes, shape ``(n_resamples,)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`relative_change` does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats import relative_change
+    >>> from perfstats.comparison.change import resampled_changes
+    >>> rng = np.random.default_rng(7)
+    >>> old, new = rng.lognormal(3.0, 0.1, 200), rng.lognormal(3.0, 0.1, 200) * 1.10
+    >>> reps = resampled_changes(old, new, n_resamples=2000, rng=1)
+    >>> rc = relative_change(old, new, n_resamples=2000, rng=1)
+    >>> np.allclose(np.quantile(reps, [0.025, 0.975]), [rc.low, rc.high], rtol=1e-12, atol=0)
+    True
+    """
+    inputs = _relative_change_iv(
+        baseline, candidate, statistic, paired, groups, per_pair, n_resamples, engine
+    )
+    return _resampled(inputs, stream_key(rng))
+
+
+def _resampled(inputs: _ChangeInputs, key: np.uint64) -> FloatArray:
+    """The resampled changes, by the scheme the inputs call for."""
+    if inputs.order_statistics:
+        return _order_statistic_distribution(inputs, key)
+    if inputs.paired:
+        return _paired_distribution(inputs, key)
+    return _unpaired_distribution(inputs, key)
 
 
 @dataclass(frozen=True)
@@ -342,9 +399,9 @@ class _ChangeInputs:
     kind: int
     q: float
     label: str
-    level: float
     n_resamples: int
     engine: str
+    paired: bool
     per_pair: bool
     # Drawn by the order statistics of i.i.d. resamples (a quantile without
     # groups, unpaired or per pair) rather than by counting resampled points.
@@ -359,7 +416,6 @@ def _relative_change_iv(
     baseline: Any,
     candidate: Any,
     statistic: Any,
-    level: Any,
     paired: Any,
     groups: Any,
     per_pair: Any,
@@ -380,7 +436,6 @@ def _relative_change_iv(
             f"against candidate values up to {float(np.max(np.abs(xc)))!r}; rescale both"
         )
     kind, q, label = _statistic(statistic)
-    lvl = check_level(level)
     b = check_int(n_resamples, "n_resamples", minimum=1)
     if not isinstance(paired, (bool, np.bool_)):
         raise ValueError(f"paired must be True or False, got {paired!r}")
@@ -402,7 +457,7 @@ def _relative_change_iv(
         xc = xc / xb
         xb = np.ones_like(xb)
     return _ChangeInputs(
-        xb, xc, kind, q, label, lvl, b, eng, bool(per_pair), order_statistics,
+        xb, xc, kind, q, label, b, eng, bool(paired), bool(per_pair), order_statistics,
         grouping_b, grouping_c,
     )  # fmt: skip
 

@@ -7,20 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import FloatArray, as_sample, check_int
-from ..comparison.change import relative_change
-from ..precision.bootstrap import bootstrap_distribution
+from .._validation import FloatArray
+from ..comparison.change import relative_change, resampled_changes
 from ._axes import FASTER, SLOWER, UNCHANGED, figure_and_axes, shared_ax_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-
-def _point(x: FloatArray, statistic: str | float) -> float:
-    if statistic == "mean":
-        return float(np.mean(x))
-    return float(np.quantile(x, 0.5 if statistic == "median" else float(statistic)))
 
 
 def change_replicates(
@@ -34,17 +27,17 @@ def change_replicates(
 ) -> FloatArray:
     """Bootstrap replicates of ``stat(candidate) / stat(baseline) - 1``.
 
-    The same resampling scheme as :func:`perfstats.relative_change`:
-    unpaired samples are resampled independently (each with
-    :func:`perfstats.bootstrap_distribution`), paired ones pair by pair.
-    The draws are not those of :func:`~perfstats.relative_change`, so their
-    percentiles match its interval up to Monte Carlo error.
+    The replicates :func:`perfstats.relative_change` reads its interval
+    from: the same resampling scheme and, for the same ``rng``, the same
+    draws (unpaired samples resampled independently, paired ones pair by
+    pair), so their percentile interval is that function's ``low`` and
+    ``high``.
 
     Parameters
     ----------
     baseline, candidate : array_like
         The two samples (baseline positive).
-    statistic : {"median", "mean"} or float, default "median"
+    statistic : {"median", "mean"} or quantile, default "median"
     paired : bool, default False
     n_resamples : int, default 10000
     rng : None, int or numpy.random.Generator
@@ -52,7 +45,10 @@ def change_replicates(
     Returns
     -------
     numpy.ndarray
-        The resampled relative changes, shape ``(n_resamples,)``.
+        ``n_resamples`` relative changes, drawn by
+        :func:`perfstats.comparison.change.resampled_changes` (which also
+        takes ``groups``, ``per_pair`` and ``engine``); input that
+        :func:`perfstats.relative_change` refuses raises its ValueError.
 
     Examples
     --------
@@ -64,29 +60,10 @@ def change_replicates(
     >>> bool(0.08 < np.median(reps) < 0.12)
     True
     """
-    xb = as_sample(baseline, "baseline")
-    xc = as_sample(candidate, "candidate")
-    b = check_int(n_resamples, "n_resamples")
-    gen = np.random.default_rng(rng)
-    seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]
-    if paired:
-        if xb.size != xc.size:
-            raise ValueError(
-                f"paired=True needs baseline and candidate of equal length, "
-                f"got {xb.size} and {xc.size}"
-            )
-
-        def ratio(rows: np.ndarray) -> float:
-            i = rows.astype(np.int64)
-            return _point(xc[i], statistic) / _point(xb[i], statistic) - 1.0
-
-        # Resampling the positions resamples the pairs jointly.
-        positions = np.arange(xb.size, dtype=np.float64)
-        return bootstrap_distribution(positions, ratio, n_resamples=b, rng=seeds[0])
-    stat: Any = statistic
-    tb = bootstrap_distribution(xb, stat, n_resamples=b, rng=seeds[0])
-    tc = bootstrap_distribution(xc, stat, n_resamples=b, rng=seeds[1])
-    return tc / tb - 1.0
+    return resampled_changes(
+        baseline, candidate, statistic=statistic, paired=paired,
+        n_resamples=n_resamples, rng=rng,
+    )  # fmt: skip
 
 
 @shared_ax_doc
@@ -105,9 +82,9 @@ def change_distribution(
 
     The interval, estimate and verdict are those of
     :func:`perfstats.relative_change` (ElastiBench's rule: a change when
-    the CI excludes 0); the histogram shows :func:`change_replicates`
-    drawn with the same scheme. The band is coloured by the verdict:
-    slower, faster or unchanged.
+    the CI excludes 0); the histogram shows the resamples that interval
+    is read from (:func:`change_replicates`). The band is coloured by the
+    verdict: slower, faster or unchanged.
 
     Parameters
     ----------
@@ -131,15 +108,16 @@ def change_distribution(
     >>> fig.axes[0].get_title()
     'median: +4.42% [+2.39%, +7.59%] at 95%, slower'
     """
-    gen = np.random.default_rng(rng)
-    seeds = [int(s) for s in gen.integers(0, 2**63 - 1, size=2)]
+    # A Generator would move on between the two calls; one seed gives both
+    # the same draws, so the histogram holds the resamples of the interval.
+    seed = int(np.random.default_rng(rng).integers(0, 2**63 - 1))
     rc = relative_change(
         baseline, candidate, statistic=statistic, level=level, paired=paired,
-        n_resamples=n_resamples, rng=seeds[0],
+        n_resamples=n_resamples, rng=seed,
     )  # fmt: skip
     reps = change_replicates(
         baseline, candidate, statistic=statistic, paired=paired,
-        n_resamples=n_resamples, rng=seeds[1],
+        n_resamples=n_resamples, rng=seed,
     )  # fmt: skip
     from matplotlib.ticker import PercentFormatter
 

@@ -50,12 +50,12 @@ import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Protocol
 
 import numpy as np
 
 from .._validation import check_finite
+from ._frozen import freeze_mappings
 from .queueing import OpenNetwork, Station
 
 __all__ = [
@@ -892,12 +892,6 @@ def alone_demands(
 # --- the whole calibration --------------------------------------------------------
 
 
-def _frozen(d: Mapping[str, Any]) -> Mapping[str, Any]:
-    return MappingProxyType(
-        {k: MappingProxyType(dict(v)) if isinstance(v, Mapping) else v for k, v in d.items()}
-    )
-
-
 @dataclass(frozen=True)
 class Calibration:
     """A queueing model's parameters, calibrated from load tests (:func:`calibrate`).
@@ -944,8 +938,7 @@ class Calibration:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stations", tuple(self.stations))
-        for name in ("demands", "scv", "slowdown", "component_cpu", "utilisation", "throughput"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
+        freeze_mappings(self)
         missing = [s for s in self.stations if s not in self.demands]
         if missing:
             raise ValueError(f"no demands for station(s) {missing}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
+from ._frozen import freeze_mappings
 from .callgraph import CallGraph
 from .deviation import LocalDeviation, local_deviation
 from .prediction import DEFAULT_PREDICTION_REQUESTS, RegressionPrediction, predict_regression
@@ -45,6 +45,9 @@ class SystemRegression:
     propagation: Propagation | Mapping[str, Propagation]
     demand_factors: Mapping[str, Any]
     prediction: RegressionPrediction
+
+    def __post_init__(self) -> None:
+        freeze_mappings(self)
 
     @property
     def unmapped(self) -> dict[str, str]:
@@ -257,8 +260,8 @@ def detect_system_regression(
     return SystemRegression(
         regression=prediction.regression,
         reason=reason,
-        deviations=MappingProxyType(deviations),
+        deviations=deviations,
         propagation=propagation,
-        demand_factors=MappingProxyType(dict(factors)),
+        demand_factors=factors,
         prediction=prediction,
     )

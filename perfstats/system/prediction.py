@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from .._rng import as_generator
 from ..comparison.effects import cliffs_delta, wilcoxon_ranksum
+from ._frozen import freeze_mappings
 from .queueing import ClosedNetwork, OpenNetwork, SimulationResult
 from .queueing.simulation import check_requests
 
@@ -125,6 +125,9 @@ class RegressionPrediction:
     alpha: float
     before: SimulationResult = field(repr=False)
     after: SimulationResult = field(repr=False)
+
+    def __post_init__(self) -> None:
+        freeze_mappings(self)
 
     def as_dict(self) -> dict[str, Any]:
         """Every field but the two simulations, as plain JSON-ready values.
@@ -335,18 +338,16 @@ def predict_regression(
         magnitude=effect.magnitude,
         mpd=mpd,
         relative_mpd=rel,
-        mpd_by_class=MappingProxyType(by_class_mpd),
-        cliffs_delta_by_class=MappingProxyType(by_class_delta),
-        pvalue_by_class=MappingProxyType(by_class_p),
-        cpu_mpd=MappingProxyType(
-            {k: after.cpu_percent[k] - v for k, v in before.cpu_percent.items()}
-        ),
+        mpd_by_class=by_class_mpd,
+        cliffs_delta_by_class=by_class_delta,
+        pvalue_by_class=by_class_p,
+        cpu_mpd={k: after.cpu_percent[k] - v for k, v in before.cpu_percent.items()},
         cpu_before=before.cpu_percent,
         cpu_after=after.cpu_percent,
         mean_before=mean_before,
         mean_after=mean_after,
         saturated=saturated,
-        demand_factors=MappingProxyType(dict(demand_factors)),
+        demand_factors=demand_factors,
         n_requests=n,
         alpha=float(alpha),
         before=before,

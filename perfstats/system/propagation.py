@@ -16,11 +16,11 @@ import itertools
 import math
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any
 
 from .._units import to_seconds
+from ._frozen import freeze_mappings
 from .callgraph import CallGraph
 from .deviation import LocalDeviation
 
@@ -65,10 +65,7 @@ class Propagation:
     demand_factors: Mapping[str, float]
 
     def __post_init__(self) -> None:
-        # Read-only views of private copies: a result cannot change later,
-        # whoever built it and whatever they do with their dicts.
-        for name in (f.name for f in fields(self)):
-            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        freeze_mappings(self)
 
     def __repr__(self) -> str:
         f = ", ".join(
@@ -487,6 +484,9 @@ class ClassPropagation:
     demand_factors: Mapping[str, Mapping[str, float]]
     unmapped: Mapping[str, str]
 
+    def __post_init__(self) -> None:
+        freeze_mappings(self)
+
 
 def _per_class_iv(
     deviations: Mapping[str, Any],
@@ -596,12 +596,8 @@ def propagate_per_class(
             if n not in mapped:
                 unmapped.setdefault(n, why)
     factors = {
-        c: MappingProxyType({s: float(f) for s, f in p.demand_factors.items()})
+        c: {s: float(f) for s, f in p.demand_factors.items()}
         for c, p in propagations.items()
         if p.demand_factors
     }
-    return ClassPropagation(
-        by_class=MappingProxyType(propagations),
-        demand_factors=MappingProxyType(factors),
-        unmapped=MappingProxyType(unmapped),
-    )
+    return ClassPropagation(by_class=propagations, demand_factors=factors, unmapped=unmapped)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from types import MappingProxyType
 
 import numpy as np
 
@@ -192,16 +191,14 @@ def solve_open(
         stretch[s.name] = 1.0 + erlang_c(s.servers, load) / (s.servers * (1.0 - rho))
         utilization[s.name] = rho
     residence = {
-        c: MappingProxyType(
-            {s.name: s.demands[c] * stretch[s.name] for s in stations if c in s.demands}
-        )
+        c: {s.name: s.demands[c] * stretch[s.name] for s in stations if c in s.demands}
         for c in classes
     }
     return QueueingSolution(
-        utilization=MappingProxyType(utilization),
-        response_time=MappingProxyType({c: sum(r.values()) for c, r in residence.items()}),
-        throughput=MappingProxyType(dict(arrival_rates)),
-        residence_time=MappingProxyType(residence),
+        utilization=utilization,
+        response_time={c: sum(r.values()) for c, r in residence.items()},
+        throughput=arrival_rates,
+        residence_time=residence,
         method="open M/M/c (Erlang C)"
         + (", load-dependent birth-death" if any(s.load_dependent for s in stations) else ""),
     )
@@ -295,13 +292,13 @@ def solve_closed(
             util[k] = float(np.dot(np.minimum(np.arange(total_users + 1), servers[k]), last))
             util[k] /= servers[k]
     residence = {
-        c: MappingProxyType({names[k]: float(resid[i, k]) for k in range(n_st) if demand[i, k] > 0})
+        c: {names[k]: float(resid[i, k]) for k in range(n_st) if demand[i, k] > 0}
         for i, c in enumerate(classes)
     }
     return QueueingSolution(
-        utilization=MappingProxyType({names[k]: float(util[k]) for k in range(n_st)}),
-        response_time=MappingProxyType({c: float(resid[i].sum()) for i, c in enumerate(classes)}),
-        throughput=MappingProxyType({c: float(thru[i]) for i, c in enumerate(classes)}),
-        residence_time=MappingProxyType(residence),
+        utilization={names[k]: float(util[k]) for k in range(n_st)},
+        response_time={c: float(resid[i].sum()) for i, c in enumerate(classes)},
+        throughput={c: float(thru[i]) for i, c in enumerate(classes)},
+        residence_time=residence,
         method="closed exact MVA",
     )

@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 from ..._validation import check_int
+from .._frozen import read_only
 from .analytic import solve_closed, solve_open
 from .solution import QueueingSolution, SimulationResult
-from .station import Station, _frozen, _positive
+from .station import Station, _positive
 
 # Enough requests for a root-mean-square relative error of the simulated mean
 # response time below 1% on the M/M/1 queue at 50% utilisation (lambda 1,
@@ -215,7 +215,7 @@ class OpenNetwork(_Network):
     def _setup(self, stations: Iterable[Station], arrival_rates: Mapping[str, float]) -> None:
         self.stations = _stations(stations)
         _check_classes(arrival_rates, self.stations, "arrival_rates", "per second")
-        self.arrival_rates: Mapping[str, float] = _frozen(
+        self.arrival_rates: Mapping[str, float] = read_only(
             {c: _positive(r, f"arrival rate of class {c!r}") for c, r in arrival_rates.items()}
         )
         self.classes: tuple[str, ...] = tuple(_classes_of(self.stations))
@@ -381,7 +381,7 @@ class ClosedNetwork(_Network):
     ) -> None:
         self.stations = _stations(stations)
         _check_classes(population, self.stations, "population", "users")
-        self.population: Mapping[str, int] = MappingProxyType(
+        self.population: Mapping[str, int] = read_only(
             {
                 c: check_int(n, f"population of class {c!r}", minimum=0)
                 for c, n in population.items()
@@ -407,7 +407,7 @@ class ClosedNetwork(_Network):
             ):
                 raise ValueError(f"think time of class {c!r} must be a number >= 0, got {z!r}")
             clean[c] = float(z)
-        self.think_times: Mapping[str, float] = _frozen(clean)
+        self.think_times: Mapping[str, float] = read_only(clean)
         self.classes: tuple[str, ...] = tuple(_classes_of(self.stations))
 
     def with_demand_factors(

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from typing import Any
 
 import ciw
@@ -255,14 +254,12 @@ def _result(
 ) -> SimulationResult:
     times = {c: np.asarray(v, dtype=np.float64) for c, v in per_class.items()}
     return SimulationResult(
-        response_times=MappingProxyType(times),
-        utilization=MappingProxyType(
-            {s.name: float(busy[k] / (duration * s.servers)) for k, s in enumerate(stations)}
-        ),
-        cpu_percent=MappingProxyType(
-            {s.name: float(100.0 * busy[k] / duration) for k, s in enumerate(stations)}
-        ),
-        throughput=MappingProxyType({c: v.size / duration for c, v in times.items()}),
+        response_times=times,
+        utilization={
+            s.name: float(busy[k] / (duration * s.servers)) for k, s in enumerate(stations)
+        },
+        cpu_percent={s.name: float(100.0 * busy[k] / duration) for k, s in enumerate(stations)},
+        throughput={c: v.size / duration for c, v in times.items()},
         duration=duration,
         warmup=warmup,
         seed=seed,

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from .._frozen import freeze_mappings
+
 __all__ = ["QueueingSolution", "SimulationResult"]
 
 
@@ -41,6 +43,9 @@ class QueueingSolution:
     throughput: Mapping[str, float]
     residence_time: Mapping[str, Mapping[str, float]]
     method: str
+
+    def __post_init__(self) -> None:
+        freeze_mappings(self)
 
     def __repr__(self) -> str:
         return (
@@ -84,6 +89,9 @@ class SimulationResult:
     duration: float
     warmup: int
     seed: int = field(repr=False)
+
+    def __post_init__(self) -> None:
+        freeze_mappings(self)
 
     @property
     def n_requests(self) -> int:

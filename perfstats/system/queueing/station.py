@@ -15,10 +15,10 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from ..._validation import check_int
+from .._frozen import read_only
 
 __all__ = ["Station"]
 
@@ -36,10 +36,6 @@ def _positive(value: Any, what: str) -> float:
     if not (math.isfinite(out) and out > 0.0):
         raise ValueError(f"{what} must be a positive finite number, got {out!r}")
     return out
-
-
-def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
-    return MappingProxyType(dict(mapping))
 
 
 def _slowdown(value: Any, station: str) -> tuple[float, ...] | None:
@@ -155,7 +151,7 @@ class Station:
             )
             for c, d in demands.items()
         }
-        object.__setattr__(self, "demands", _frozen(clean))
+        object.__setattr__(self, "demands", read_only(clean))
         if isinstance(scv, bool) or not isinstance(scv, numbers.Real):
             raise ValueError(f"scv of station {station!r} must be a number >= 0, got {scv!r}")
         if not (math.isfinite(float(scv)) and float(scv) >= 0.0):

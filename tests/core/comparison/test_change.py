@@ -16,7 +16,7 @@ from support.changes import change_of
 
 from perfstats._kernels.change import MEAN, QUANTILE, add_two_level, stat_from_counts
 from perfstats._kernels.random import stream_state
-from perfstats.comparison.change import change_agreement, relative_change
+from perfstats.comparison.change import change_agreement, relative_change, resampled_changes
 
 positive = st.floats(0.5, 1e4, allow_nan=False, allow_infinity=False)
 
@@ -274,6 +274,31 @@ def test_statistics_and_directions(statistic: str | float, point: object) -> Non
     assert other.estimate == pytest.approx(point(y) / point(x) - 1, rel=1e-12)  # type: ignore[operator]
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"statistic": "mean"},
+        {"statistic": 0.9, "engine": "direct"},
+        {"statistic": "p10", "engine": "order"},
+        {"paired": True},
+        {"paired": True, "per_pair": True},
+        {"paired": True, "groups": np.arange(60) % 4},
+        {"groups": (np.arange(60) % 3, np.arange(70) % 5)},
+    ],
+    ids=repr,
+)
+def test_resampled_changes_are_the_ones_the_interval_is_read_from(kwargs: dict) -> None:
+    rng = np.random.default_rng(21)
+    x = rng.lognormal(3.0, 0.1, 60)
+    y = x * rng.lognormal(0.04, 0.05, 60) if kwargs.get("paired") else rng.lognormal(3.04, 0.1, 70)
+    reps = resampled_changes(x, y, n_resamples=999, rng=5, **kwargs)
+    rc = relative_change(x, y, level=0.9, n_resamples=999, rng=5, **kwargs)
+    assert reps.shape == (999,)
+    alpha = (1.0 - 0.9) / 2.0
+    assert np.quantile(reps, [alpha, 1.0 - alpha]).tolist() == [rc.low, rc.high]
+
+
 def test_level_widens_interval() -> None:
     x = np.random.default_rng(1).lognormal(size=80)
     y = np.random.default_rng(2).lognormal(size=80)
@@ -312,6 +337,9 @@ def test_bad_input(kwargs: dict, match: str) -> None:
     args = {"baseline": [1.0, 2.0, 3.0], "candidate": [1.5, 2.5, 3.5], "rng": 1} | kwargs
     with pytest.raises(ValueError, match=match):
         relative_change(**args)
+    if "level" not in kwargs:  # the replicates have no level; all else is checked alike
+        with pytest.raises(ValueError, match=match):
+            resampled_changes(**args)
 
 
 def test_agreement_definitions() -> None:

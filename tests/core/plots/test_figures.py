@@ -337,6 +337,10 @@ def test_change_replicates_reproduce_the_relative_change_interval(paired: bool) 
     # agree to a small part of the interval's width.
     assert abs(low - rc.low) < 0.1 * (rc.high - rc.low)
     assert abs(high - rc.high) < 0.1 * (rc.high - rc.low)
+    # With the same seed they are the very draws the interval is read from.
+    same = plots.change_replicates(a, b, paired=paired, n_resamples=20000, rng=1)
+    alpha = (1.0 - 0.99) / 2.0  # as relative_change computes it, to the last bit
+    assert np.quantile(same, [alpha, 1.0 - alpha]).tolist() == [rc.low, rc.high]
 
 
 def test_paired_replicates_of_identical_samples_are_zero() -> None:
@@ -355,6 +359,11 @@ def test_change_distribution_shows_relative_changes_interval() -> None:
     (estimate,) = labelled(ax, "estimate")
     assert estimate.get_xdata()[0] == pytest.approx(rc.estimate)
     assert ax.get_title().endswith("slower") and rc.direction == "slower"
+    # the histogram holds the very resamples the interval is read from
+    reps = plots.change_replicates(a, b, n_resamples=4000, rng=seed)
+    counts, _ = np.histogram(reps, bins=60)
+    bars = [p.get_height() for p in ax.patches if p.get_alpha() != 0.25]
+    assert bars == counts.tolist()
 
 
 def test_change_replicates_reject_unequal_pairs() -> None:
