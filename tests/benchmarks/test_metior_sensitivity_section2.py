@@ -109,3 +109,27 @@ def test_gap_readings_of_executions_on_the_stored_tests() -> None:
     lists = shares["p90"]["lists"]
     assert set(lists["< 1e-09"]) <= set(lists["< 0.1"]) <= set(lists["< 0.5"])
     assert "Chameleon-YCSB-M" in lists["< 0.5"]
+
+
+def test_section2_quick_writes_table_figures_and_json(tmp_path: Path, perfstats_data: Path) -> None:
+    module = load_benchmark("reproduce_metior")
+    out = tmp_path / "s2.json"
+    prefix = tmp_path / "s2"
+    assert module.main(["--section2", "--quick", "--json", str(out), "--figures", str(prefix)]) == 0
+    payload = json.loads(out.read_text())
+    assert [r["benchmark"] for r in payload["table_i"]] == [
+        "ft-CHM",
+        "ft-AWS",
+        "IMA-CHM",
+        "IMA-AWS",
+    ]
+    for row in payload["table_i"]:
+        # Every week of these four is autocorrelated; blocks keep it, i.i.d. resamples do not.
+        assert row["original"] > 0.15
+        assert abs(row["basic_mean"]) < 0.02 < row["block_mean"]
+    for row in payload["figure_4"]:
+        assert row["basic_width_pct"] < row["block_width_pct"]
+        assert row["inside_paper_axis"]
+    assert all(r["tests"] == 10 for r in payload["figure_5"])
+    for name in ("s2_acf.png", "s2_fig5.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
