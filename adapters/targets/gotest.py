@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.importers.gotest import BARE, LINE, NAME, direction, result_lines
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
 from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, check_tool_argv, escape_regex
+from .program import ProgramOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 # go test's own flags a user may give in go test's spelling (-benchtime=2x);
 # the test binary reads them as -test.NAME.
@@ -91,12 +95,8 @@ class GoTest(BenchmarkSuite):
         benchmem: bool = True,
         metrics: Sequence[str] | None = None,
         go: str = "go",
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        inherit_env: bool = True,
-        cwd: str | None = None,
-        cpus: Sequence[int] | None = None,
         label: str | None = None,
+        **program: Unpack[ProgramOptions],
     ) -> None:
         check_tool_argv(argv, NAME, "a package and its flags")
         package = argv[0]
@@ -106,10 +106,7 @@ class GoTest(BenchmarkSuite):
             )
         if not isinstance(go, str) or not go:
             raise ValueError(f"{NAME}: go must be the go command; got {go!r}")
-        super().__init__(
-            [go, "test", *argv], timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd,
-            cpus=cpus,
-        )  # fmt: skip
+        super().__init__([go, "test", *argv], **program)
         if not isinstance(bench, str) or not bench:
             raise ValueError(f"{NAME}: bench must be a regular expression; got {bench!r}")
         if metrics is not None and (
@@ -156,14 +153,9 @@ class GoTest(BenchmarkSuite):
             go = self.argv[0]
             for argv in ([go, "test", "-c", "-o", binary, self.package],
                          [go, "list", "-f", "{{.Dir}}", self.package]):  # fmt: skip
-                out = self.runner.run(argv, timeout=self.timeout, env=self.full_env, cwd=self.cwd)
-                if out.failure() is not None:
-                    failed = self.failure(out, None)
-                    raise RoundFailed(
-                        f"{show_argv(argv[:3])} {self.package} failed: {failed.problem}",
-                        status=failed.status,
-                        started_at=out.started_at,
-                    )
+                # A build is no benchmark: it runs off the benchmarks' CPUs.
+                what = f"{show_argv(argv[:3])} {self.package} failed"
+                out = self.run_step(argv, what, pinned=False)
             if not os.path.exists(binary):
                 raise RoundFailed(f"{self.package} has no test files (go test -c built nothing)")
             self._binary, self._folder = binary, out.stdout.strip()
@@ -184,9 +176,7 @@ class GoTest(BenchmarkSuite):
             *(["-test.benchmem"] if self.benchmem else []),
             *self.flags,
         ]
-        out = self.runner.run(
-            argv, timeout=self.timeout, env=self.full_env, cwd=folder, cpus=self.cpus
-        )
+        out = self.run_program(argv=argv, cwd=folder)
         whole, _, tail = out.stdout.rpartition("\n")
         seen = _read_verbose(whole)
         if seen.suffix is not None:
