@@ -34,7 +34,7 @@ from ..records.measurement import ERROR, TIMEOUT, Measurement, utc_now
 from ..records.series import SeriesValue
 from .base import Target
 from .processes import Outcome
-from .program import LocalProgram, ProgramOptions
+from .program import LocalProgram, ProgramOptions, check_program_options
 
 if TYPE_CHECKING:
     # Only the type checker reads the annotations, so typing_extensions is
@@ -102,11 +102,8 @@ class BenchmarkSuite(LocalProgram, Target):
     judges_value = False
 
     def __init__(self, argv: Sequence[str], **program: Unpack[ProgramOptions]) -> None:
-        unknown = sorted(set(program) - set(ProgramOptions.__annotations__))
-        if unknown:
-            # A keyword LocalProgram takes but a tool target does not (rusage:
-            # its usage would be the tool's, not a benchmark's) is refused.
-            raise TypeError(f"{type(self).__name__} got an unexpected keyword {unknown[0]!r}")
+        # The usage of a tool's process (rusage) would be the tool's, not a benchmark's.
+        check_program_options(type(self).__name__, program)
         try:
             super().__init__(argv, **program)
         except ValueError as exc:

@@ -21,9 +21,11 @@ from .rusage import Launcher, default_launcher
 class ProgramOptions(TypedDict, total=False):
     """The settings of a local program that targets running one take as keywords.
 
-    The tool targets (:class:`~perfstats.adapters.targets.GoogleBenchmark`,
+    :class:`~perfstats.adapters.targets.Command`, the tool targets
+    (:class:`~perfstats.adapters.targets.GoogleBenchmark`,
     :class:`~perfstats.adapters.targets.GoTest`,
-    :class:`~perfstats.adapters.targets.PyperfScript`) take them as
+    :class:`~perfstats.adapters.targets.PyperfScript`) and the A-B suite's
+    :class:`~perfstats.adapters.ab.ReportingCommand` take them as
     ``**program``; each is checked as :class:`LocalProgram` checks it.
 
     Attributes
@@ -51,6 +53,26 @@ class ProgramOptions(TypedDict, total=False):
     inherit_env: bool
     cwd: str | None
     cpus: Sequence[int] | None
+
+
+def check_program_options(owner: str, options: Mapping[str, Any]) -> None:
+    """Refuse a key of ``options`` that is no :class:`ProgramOptions` key, naming ``owner``.
+
+    A target that takes ``**program: Unpack[ProgramOptions]`` passes it on
+    to :class:`LocalProgram`, which takes more (``rusage``) than such a
+    target offers.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.program import check_program_options
+    >>> check_program_options("GoTest", {"timeout": 5, "rusage": True})
+    Traceback (most recent call last):
+    ...
+    TypeError: GoTest got an unexpected keyword argument 'rusage'
+    """
+    unknown = [key for key in options if key not in ProgramOptions.__annotations__]
+    if unknown:
+        raise TypeError(f"{owner} got an unexpected keyword argument {unknown[0]!r}")
 
 
 class LocalProgram:
