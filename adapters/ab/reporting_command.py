@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement
 from ..targets.arguments import show_argv
-from ..targets.program import LocalProgram
+from ..targets.program import LocalProgram, ProgramOptions, check_program_options
 from .benchmark import Benchmark
 from .interleaving import Call
 from .protocol import encode_request, read_results
 from .suite_target import SuiteTarget, failed_call
+
+if TYPE_CHECKING:
+    # Only the type checker reads the annotations, so typing_extensions is
+    # not a run-time dependency.
+    from typing_extensions import Unpack
 
 
 class ReportingCommand(LocalProgram, SuiteTarget):
@@ -34,6 +39,8 @@ class ReportingCommand(LocalProgram, SuiteTarget):
         ``"timeout"``.
     env : dict, optional
         Variables added to the environment.
+    inherit_env : bool, default True
+        Start from this process's environment (else from ``env`` only).
     cwd : str, optional
         Working directory.
     unit : str, default ""
@@ -67,14 +74,13 @@ class ReportingCommand(LocalProgram, SuiteTarget):
         self,
         argv: Sequence[str],
         *,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        cwd: str | None = None,
         unit: str = "",
         label: str | None = None,
-        cpus: Sequence[int] | None = None,
+        **program: Unpack[ProgramOptions],
     ) -> None:
-        super().__init__(argv, timeout=timeout, env=env, cwd=cwd, cpus=cpus)
+        # The program times its executions itself: no usage of its process.
+        check_program_options(type(self).__name__, program)
+        super().__init__(argv, **program)
         if not isinstance(unit, str):
             raise ValueError(f"unit must be a string; got {unit!r}")
         self.unit = unit

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -119,48 +119,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --resume: continue a record whose metadata is missing or incomplete",
     )
-    p.add_argument("--max-n", type=int, metavar="N", help="stop after N successful runs")
-    p.add_argument(
-        "--max-seconds", type=float, metavar="S", help="start no invocation after S seconds"
-    )
-    p.add_argument(
-        "--concurrency", type=int, default=1, metavar="C", help="invocations in flight (default 1)"
-    )
-    p.add_argument(
-        "--spacing",
-        type=float,
-        metavar="S",
-        help="seconds between invocations (SuperFlow: 1800 cold, 5 warm)",
-    )
-    p.add_argument(
-        "--warmup",
-        type=_warmup,
-        default=0,
-        metavar="N|auto",
-        help="runs recorded first but not judged; 'auto': the measured warm-up, found by "
-        "perfstats.characterize and re-checked every 10 runs (all runs stay in the record)",
-    )
-    p.add_argument(
-        "--max-warmup",
-        type=int,
-        metavar="N",
-        help="with --warmup auto: at most N runs of warm-up (default 200)",
-    )
-    p.add_argument(
-        "--max-failures",
-        type=int,
-        default=5,
-        metavar="K",
-        help="stop after K failures in a row (default 5)",
-    )
-    p.add_argument(
-        "--stop-when",
-        default="all",
-        metavar="all|any|SERIES",
-        help="for a target that gives several series (benchmarks, metrics), each judged by "
-        "its own copy of the rule: stop when all have stopped (default), any has, or the "
-        "series SERIES has ('value' is the primary value)",
-    )
+    for limit in _LIMITS:
+        p.add_argument(
+            limit.flag, type=limit.type, default=limit.default, metavar=limit.metavar,
+            help=limit.help,
+        )  # fmt: skip
     p.add_argument(
         "--prices",
         metavar="FILE",
@@ -205,19 +168,12 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
         target,
         args.rule,
         rule_options=rule_options,
-        max_n=args.max_n,
-        max_seconds=args.max_seconds,
-        concurrency=args.concurrency,
-        spacing=args.spacing,
-        warmup=args.warmup,
-        max_warmup=args.max_warmup,
         record=args.record,
         resume=args.resume,
         force=args.force,
         progress=progress,
         rng=args.seed,
-        max_failures=args.max_failures,
-        stop_when=args.stop_when,
+        **_limits(args),
     )
     show_run(
         result, as_json=args.json, prices=prices, memory_mb=args.memory_mb,
@@ -226,7 +182,8 @@ def command(args: argparse.Namespace, command_argv: list[str]) -> int:
     return 0
 
 
-# What --from-metadata takes from the metadata: these options must keep their defaults.
+# What --from-metadata takes from the metadata besides the limits: these
+# options must keep their defaults.
 _RECORDED: tuple[tuple[str, Any, str], ...] = (
     ("rule", "superflow", "--rule"),
     ("rule_option", [], "--rule-option"),
@@ -234,20 +191,13 @@ _RECORDED: tuple[tuple[str, Any, str], ...] = (
     ("target", "command", "--target"),
     ("builtin", False, "--builtin"),
     ("resume", False, "--resume"),
-    ("max_n", None, "--max-n"),
-    ("max_seconds", None, "--max-seconds"),
-    ("concurrency", 1, "--concurrency"),
-    ("spacing", None, "--spacing"),
-    ("warmup", 0, "--warmup"),
-    ("max_warmup", None, "--max-warmup"),
-    ("max_failures", 5, "--max-failures"),
-    ("stop_when", "all", "--stop-when"),
 )
 
 
 def _from_metadata(args: argparse.Namespace, command_argv: list[str]) -> int:
     """``perfstats run --from-metadata META``: the recorded experiment, run again."""
-    given = [flag for name, default, flag in _RECORDED if getattr(args, name) != default]
+    recorded = [*_RECORDED, *((_dest(limit.flag), limit.default, limit.flag) for limit in _LIMITS)]
+    given = [flag for name, default, flag in recorded if getattr(args, name) != default]
     if command_argv:
         given.append("a command after --")
     if given:
@@ -278,6 +228,48 @@ def _warmup(text: str) -> int | str:
         raise argparse.ArgumentTypeError(
             f"expected a number of runs or 'auto'; got {text!r}"
         ) from None
+
+
+# The run's limits, pacing and warm-up: options of perfstats run that go to
+# run() under their own names, and that --from-metadata takes from the
+# metadata (so they must keep their defaults there).
+class _Limit(NamedTuple):
+    """An option of perfstats run that limits or paces the run (a keyword of run())."""
+
+    flag: str
+    default: Any
+    type: Callable[[str], Any]
+    metavar: str
+    help: str
+
+
+_LIMITS = (
+    _Limit("--max-n", None, int, "N", "stop after N successful runs"),
+    _Limit("--max-seconds", None, float, "S", "start no invocation after S seconds"),
+    _Limit("--concurrency", 1, int, "C", "invocations in flight (default 1)"),
+    _Limit("--spacing", None, float, "S",
+           "seconds between invocations (SuperFlow: 1800 cold, 5 warm)"),
+    _Limit("--warmup", 0, _warmup, "N|auto",
+           "runs recorded first but not judged; 'auto': the measured warm-up, found by "
+           "perfstats.characterize and re-checked every 10 runs (all runs stay in the record)"),
+    _Limit("--max-warmup", None, int, "N",
+           "with --warmup auto: at most N runs of warm-up (default 200)"),
+    _Limit("--max-failures", 5, int, "K", "stop after K failures in a row (default 5)"),
+    _Limit("--stop-when", "all", str, "all|any|SERIES",
+           "for a target that gives several series (benchmarks, metrics), each judged by "
+           "its own copy of the rule: stop when all have stopped (default), any has, or the "
+           "series SERIES has ('value' is the primary value)"),
+)  # fmt: skip
+
+
+def _dest(flag: str) -> str:
+    """The attribute argparse stores ``flag`` under (``--max-n``: ``max_n``)."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """The limits given to ``perfstats run``, as keywords of :func:`run`."""
+    return {_dest(limit.flag): getattr(args, _dest(limit.flag)) for limit in _LIMITS}
 
 
 def show_run(

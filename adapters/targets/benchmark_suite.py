@@ -28,13 +28,18 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement, utc_now
 from ..records.series import SeriesValue
 from .base import Target
 from .processes import Outcome
-from .program import LocalProgram
+from .program import LocalProgram, ProgramOptions, check_program_options
+
+if TYPE_CHECKING:
+    # Only the type checker reads the annotations, so typing_extensions is
+    # not a run-time dependency.
+    from typing_extensions import Unpack
 
 #: Unit of a round's primary value: the wall time of the tool's processes.
 ROUND_UNIT = "ns"
@@ -81,12 +86,11 @@ class BenchmarkSuite(LocalProgram, Target):
     ----------
     argv : list of str
         The program as it is started (checked as for a command target).
-    timeout : float, optional
-        Seconds before one process of the tool is killed.
-    env, inherit_env, cwd, cpus
-        As for :class:`~perfstats.adapters.targets.Command`.
-    label : str, optional
-        Label for the record (default: the tool's kind and the command line).
+    **program
+        The program's settings (:class:`~perfstats.adapters.targets.program.ProgramOptions`):
+        ``timeout`` (seconds before one process of the tool is killed),
+        ``env``, ``inherit_env``, ``cwd`` and ``cpus``, as for
+        :class:`~perfstats.adapters.targets.Command`.
     """
 
     kind = "suite"
@@ -97,20 +101,11 @@ class BenchmarkSuite(LocalProgram, Target):
     # not when the suite's benchmarks are known well enough.
     judges_value = False
 
-    def __init__(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        inherit_env: bool = True,
-        cwd: str | None = None,
-        cpus: Sequence[int] | None = None,
-    ) -> None:
+    def __init__(self, argv: Sequence[str], **program: Unpack[ProgramOptions]) -> None:
+        # The usage of a tool's process (rusage) would be the tool's, not a benchmark's.
+        check_program_options(type(self).__name__, program)
         try:
-            super().__init__(
-                argv, timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd, cpus=cpus
-            )
+            super().__init__(argv, **program)
         except ValueError as exc:
             raise ValueError(f"{self.tool}: {exc}") from None
         self._known: dict[str, SeriesValue] = {}
@@ -159,6 +154,23 @@ class BenchmarkSuite(LocalProgram, Target):
 
     def _prepare(self) -> None:
         """Build, list or calibrate what every round needs (cached)."""
+
+    def run_step(self, argv: Sequence[str], what: str, *, pinned: bool = True) -> Outcome:
+        """Run a command of the tool that prepares the rounds (build, list, calibrate).
+
+        Its failure raises :class:`RoundFailed` saying ``what`` failed, then
+        how the process ended.
+        """
+        out = self.run_program(argv=argv, pinned=pinned)
+        if out.failure() is not None:
+            failed = self.failure(out, None)
+            raise RoundFailed(
+                f"{what}: {failed.problem}",
+                status=failed.status,
+                started_at=out.started_at,
+                extra=failed.extra,
+            )
+        return out
 
     def scratch_path(self, suffix: str) -> str:
         """A fresh file name in this target's scratch folder (removed on close)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.measurement import ERROR, TIMEOUT, Measurement
 from ..records.series import SeriesValue
@@ -11,10 +11,15 @@ from .arguments import show_argv
 from .base import Target
 from .perf_counters import DEFAULT_EVENTS, PerfCounters
 from .processes import Outcome
-from .program import LocalProgram
+from .program import LocalProgram, ProgramOptions
 from .rapl import RaplReader
 from .rusage import CPU_SYSTEM, CPU_USER, MAX_RSS
 from .values import ValueReader, ValueReaders
+
+if TYPE_CHECKING:
+    # Only the type checker reads the annotations, so typing_extensions is
+    # not a run-time dependency.
+    from typing_extensions import Unpack
 
 #: Series names the command targets give themselves; metrics read from the
 #: output take other names.
@@ -91,29 +96,17 @@ class Command(LocalProgram, Target):
         self,
         argv: Sequence[str],
         *,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        inherit_env: bool = True,
-        cwd: str | None = None,
         regex: str | None = None,
         json_field: str | None = None,
         unit: str | None = None,
         label: str | None = None,
-        cpus: Sequence[int] | None = None,
         rusage: bool = True,
         perf: bool | Sequence[str] = False,
         energy: bool = False,
         metrics: Sequence[ValueReader | Mapping[str, Any]] = (),
+        **program: Unpack[ProgramOptions],
     ) -> None:
-        super().__init__(
-            argv,
-            timeout=timeout,
-            env=env,
-            inherit_env=inherit_env,
-            cwd=cwd,
-            cpus=cpus,
-            rusage=rusage,
-        )
+        super().__init__(argv, rusage=rusage, **program)
         self.reader = ValueReader(regex=regex, json_field=json_field, unit=unit)
         self.metrics = check_metrics(metrics)
         self.perf = _perf_counters(perf)

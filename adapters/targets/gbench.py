@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.importers.gbench import NAME, runs
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
 from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, escape_regex
+from .program import ProgramOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 FILTER = "--benchmark_filter="
 # Options each round sets itself: one repetition, JSON to a file of ours.
@@ -78,16 +82,10 @@ repetition, JSON to a file); leave it out
         argv: Sequence[str],
         *,
         metric: str = "real_time",
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        inherit_env: bool = True,
-        cwd: str | None = None,
-        cpus: Sequence[int] | None = None,
         label: str | None = None,
+        **program: Unpack[ProgramOptions],
     ) -> None:
-        super().__init__(
-            argv, timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd, cpus=cpus
-        )
+        super().__init__(argv, **program)
         for arg in self.argv[1:]:
             flag = arg.split("=", 1)[0]
             if flag in _OURS:
@@ -107,21 +105,10 @@ repetition, JSON to a file); leave it out
     def _list(self) -> list[str]:
         """The benchmarks the user's options select, in the order the binary runs them."""
         if self._listed is None:
-            out = self.runner.run(
+            out = self.run_step(
                 [*self.argv, "--benchmark_list_tests=true"],
-                timeout=self.timeout,
-                env=self.full_env,
-                cwd=self.cwd,
-                cpus=self.cpus,
+                "cannot list the benchmarks (--benchmark_list_tests)",
             )
-            if out.failure() is not None or out.returncode != 0:
-                failed = self.failure(out, None)
-                raise RoundFailed(
-                    f"cannot list the benchmarks (--benchmark_list_tests): {failed.problem}",
-                    status=failed.status,
-                    started_at=out.started_at,
-                    extra=failed.extra,
-                )
             names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
             if not names:
                 raise RoundFailed(
@@ -143,9 +130,7 @@ repetition, JSON to a file); leave it out
             f"--benchmark_out={path}",
             "--benchmark_out_format=json",
         ]
-        out = self.runner.run(
-            argv, timeout=self.timeout, env=self.full_env, cwd=self.cwd, cpus=self.cpus
-        )
+        out = self.run_program(argv=argv)
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read()

@@ -11,11 +11,68 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from .arguments import check_argv, check_cpus, check_cwd, check_env, check_timeout, find_executable
 from .processes import Outcome, ProcessRunner
 from .rusage import Launcher, default_launcher
+
+
+class ProgramOptions(TypedDict, total=False):
+    """The settings of a local program that targets running one take as keywords.
+
+    :class:`~perfstats.adapters.targets.Command`, the tool targets
+    (:class:`~perfstats.adapters.targets.GoogleBenchmark`,
+    :class:`~perfstats.adapters.targets.GoTest`,
+    :class:`~perfstats.adapters.targets.PyperfScript`) and the A-B suite's
+    :class:`~perfstats.adapters.ab.ReportingCommand` take them as
+    ``**program``; each is checked as :class:`LocalProgram` checks it.
+
+    Attributes
+    ----------
+    timeout : float or None
+        Seconds before the child is killed (default: never).
+    env : mapping or None
+        Environment variables set for the child.
+    inherit_env : bool
+        Start from this process's environment (default), else from ``env`` only.
+    cwd : str or None
+        Working folder of the child.
+    cpus : list of int or None
+        Pin the child to these CPUs (Linux).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.program import ProgramOptions
+    >>> ProgramOptions(timeout=30, cwd="/tmp")
+    {'timeout': 30, 'cwd': '/tmp'}
+    """
+
+    timeout: float | None
+    env: Mapping[str, str] | None
+    inherit_env: bool
+    cwd: str | None
+    cpus: Sequence[int] | None
+
+
+def check_program_options(owner: str, options: Mapping[str, Any]) -> None:
+    """Refuse a key of ``options`` that is no :class:`ProgramOptions` key, naming ``owner``.
+
+    A target that takes ``**program: Unpack[ProgramOptions]`` passes it on
+    to :class:`LocalProgram`, which takes more (``rusage``) than such a
+    target offers.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.targets.program import check_program_options
+    >>> check_program_options("GoTest", {"timeout": 5, "rusage": True})
+    Traceback (most recent call last):
+    ...
+    TypeError: GoTest got an unexpected keyword argument 'rusage'
+    """
+    unknown = [key for key in options if key not in ProgramOptions.__annotations__]
+    if unknown:
+        raise TypeError(f"{owner} got an unexpected keyword argument {unknown[0]!r}")
 
 
 class LocalProgram:
@@ -80,19 +137,29 @@ class LocalProgram:
             return None if self.inherit_env else {}
         return {**os.environ, **self.env} if self.inherit_env else dict(self.env)
 
-    def run_program(self, stdin: bytes | None = None, argv: Sequence[str] | None = None) -> Outcome:
+    def run_program(
+        self,
+        stdin: bytes | None = None,
+        argv: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        pinned: bool = True,
+    ) -> Outcome:
         """Run the program once, ``stdin`` on its standard input.
 
         ``argv`` replaces the program's command line for this run (the same
-        program under a wrapper such as ``perf stat``).
+        program under a wrapper such as ``perf stat``, or another command of
+        a tool, such as its build); ``cwd`` its folder (default the
+        program's). ``pinned=False`` leaves it off the program's CPUs (work
+        that is no part of what the target times, such as a build).
         """
         return self.runner.run(
             self.argv if argv is None else argv,
             timeout=self.timeout,
             env=self.full_env,
-            cwd=self.cwd,
+            cwd=self.cwd if cwd is None else cwd,
             stdin=stdin,
-            cpus=self.cpus,
+            cpus=self.cpus if pinned else None,
             usage=self.launcher,
         )
 

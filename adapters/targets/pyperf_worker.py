@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.importers.pyperf import NAME, UNITS, parse
 from ..records.importers.results import FormatError
 from ..records.series import SeriesValue
 from .arguments import show_argv
 from .benchmark_suite import BenchmarkSuite, Round, RoundFailed, check_tool_argv
+from .program import ProgramOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 # Options each worker gets from the target; the user's would clash.
 _OURS = (
@@ -78,26 +82,21 @@ class PyperfScript(BenchmarkSuite):
         loops: int | None = None,
         warmups: int = 1,
         values: int = 1,
-        timeout: float | None = None,
-        env: Mapping[str, str] | None = None,
-        inherit_env: bool = True,
-        cwd: str | None = None,
-        cpus: Sequence[int] | None = None,
         label: str | None = None,
+        **program: Unpack[ProgramOptions],
     ) -> None:
         check_tool_argv(argv, NAME, "a script and its options")
         script = argv[0]
-        program = list(argv)
+        started = list(argv)
         interpreter = None
         if isinstance(script, str) and script.endswith(".py"):
+            cwd = program.get("cwd")
             where = script if cwd is None else os.path.join(cwd, script)
             if not os.path.isfile(where):
                 raise ValueError(f"{NAME}: script {script!r} not found")
             interpreter = python or sys.executable
-            program = [interpreter, *argv]
-        super().__init__(
-            program, timeout=timeout, env=env, inherit_env=inherit_env, cwd=cwd, cpus=cpus
-        )
+            started = [interpreter, *argv]
+        super().__init__(started, **program)
         for arg in argv[1:]:
             if arg.split("=", 1)[0] in _OURS:
                 flag = arg.split("=", 1)[0]
@@ -122,18 +121,10 @@ class PyperfScript(BenchmarkSuite):
                 options = ["--calibrate-loops", "--warmups", str(self.warmups)]
             else:
                 options = ["--loops", str(self.loops), "--warmups", "0", "--values", "1"]
-            out = self.runner.run(
+            self.run_step(
                 [*self.argv, "--worker", *options, "-q", "-o", path],
-                timeout=self.timeout, env=self.full_env, cwd=self.cwd, cpus=self.cpus,
-            )  # fmt: skip
-            if out.failure() is not None:
-                failed = self.failure(out, None)
-                raise RoundFailed(
-                    f"calibrating the benchmarks failed: {failed.problem}",
-                    status=failed.status,
-                    started_at=out.started_at,
-                    extra=failed.extra,
-                )
+                "calibrating the benchmarks failed",
+            )
             doc = _load(path)
             if doc is None or not doc.get("benchmarks"):
                 raise RoundFailed(f"{self.script} ran no benchmark (is it a pyperf Runner script?)")
@@ -159,9 +150,7 @@ class PyperfScript(BenchmarkSuite):
                 *self.argv, "--worker", "--worker-task", str(task), "--loops", str(loops),
                 "--warmups", str(self.warmups), "--values", str(self.values), "-q", "-o", path,
             ]  # fmt: skip
-            out = self.runner.run(
-                argv, timeout=self.timeout, env=self.full_env, cwd=self.cwd, cpus=self.cpus
-            )
+            out = self.run_program(argv=argv)
             wall += out.wall_ns
             if out.failure() is not None:
                 raise self.failure(out, name, done=done)

@@ -10,6 +10,7 @@ their own suite targets' options with :func:`options_of`.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,8 +49,24 @@ def options_of(cls: type) -> tuple[str, ...]:
     >>> options_of(SSH)[:3]
     ('host', 'argv', 'port')
     """
-    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
-    return tuple(p for p in params if p not in ("self", "client"))
+    init = cls.__init__  # type: ignore[misc]
+    names: list[str] = []
+    for p in inspect.signature(init).parameters.values():
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            names.extend(_unpacked(init, p.annotation))
+        elif p.name not in ("self", "client"):
+            names.append(p.name)
+    return tuple(names)
+
+
+def _unpacked(function: Any, annotation: Any) -> list[str]:
+    """The keys of the TypedDict of ``**kwargs: Unpack[Options]`` (read from its module)."""
+    # The annotation is a string (postponed annotations) and Unpack is only
+    # imported for the type checker: the TypedDict is looked up by name.
+    match = re.fullmatch(r"Unpack\[(\w+)\]", str(annotation))
+    if match is None:
+        raise TypeError(f"{function.__qualname__}: **kwargs must be Unpack[a TypedDict]")
+    return list(function.__globals__[match[1]].__annotations__)
 
 
 def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -> Target:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    # Only the type checker reads the annotations, so typing_extensions is
+    # not a run-time dependency.
+    from typing_extensions import Unpack
 
 #: Time units as tools write them, in seconds.
 TIME_UNITS: dict[str, float] = {
@@ -142,51 +147,117 @@ def time_unit(unit: str, fmt: str, where: str) -> float:
         raise FormatError(fmt, f"{where} has the unknown time unit {unit!r}") from None
 
 
+class BuildOptions(TypedDict, total=False):
+    """What :func:`build` and :func:`build_arrays` take beside the values.
+
+    Attributes
+    ----------
+    extra : list of str
+        Columns a format adds (``fork``, ``iterations``), after the value of
+        each row (:func:`build`) or in each benchmark's mapping
+        (:func:`build_arrays`).
+    metadata, benchmark_metadata : dict
+        What the tool recorded about the whole run and per benchmark.
+    source : str
+        The file read, named in errors.
+    direction : str or dict of str to str
+        Which values are better, for every benchmark or by name (a name
+        not given is ``"lower"``; the default is ``"lower"`` for all).
+    failed : dict of str to int
+        The runs the tool recorded as failed, by name. A benchmark with
+        failed runs and no successful one has no row, only its count
+        (:attr:`Results.unrun`).
+
+    Examples
+    --------
+    >>> from perfstats.adapters.records.importers.results import BuildOptions
+    >>> BuildOptions(source="a.json", failed={"x": 2})
+    {'source': 'a.json', 'failed': {'x': 2}}
+    """
+
+    extra: Sequence[str]
+    metadata: Mapping[str, Any] | None
+    benchmark_metadata: Mapping[str, Mapping[str, Any]] | None
+    source: str | None
+    direction: str | Mapping[str, str]
+    failed: Mapping[str, int] | None
+
+
+@dataclass(frozen=True)
+class _Built:
+    """The options of a build, with their defaults, and what a build does with them."""
+
+    fmt: str
+    extra: list[str]
+    source: str | None
+    direction: str | Mapping[str, str]
+    failed: dict[str, int]
+    metadata: dict[str, Any]
+    benchmark_metadata: dict[str, Mapping[str, Any]]
+
+    @classmethod
+    def of(cls, fmt: str, options: BuildOptions, measured: bool) -> _Built:
+        """The options in full; a FormatError when nothing was ``measured`` and nothing failed."""
+        failed = {str(k): int(v) for k, v in (options.get("failed") or {}).items() if v}
+        source = options.get("source")
+        if not measured and not failed:
+            raise FormatError(fmt, "holds no measured value", source)
+        return cls(
+            fmt,
+            list(options.get("extra", ())),
+            source,
+            options.get("direction", LOWER),
+            failed,
+            dict(options.get("metadata") or {}),
+            dict(options.get("benchmark_metadata") or {}),
+        )
+
+    def way(self, name: str) -> str:
+        """Which values of benchmark ``name`` are better."""
+        if isinstance(self.direction, str):
+            return self.direction
+        return self.direction.get(name, LOWER)
+
+    def results(self, frame: pd.DataFrame) -> Results:
+        """The results of ``frame``, with what the options say beside it."""
+        return Results(frame, self.fmt, self.metadata, self.benchmark_metadata, self.failed)
+
+
 def build(
     rows: Sequence[tuple[str, str, float]] | Sequence[tuple[Any, ...]],
     fmt: str,
-    *,
-    extra: Sequence[str] = (),
-    metadata: Mapping[str, Any] | None = None,
-    benchmark_metadata: Mapping[str, Mapping[str, Any]] | None = None,
-    source: str | None = None,
-    direction: str | Mapping[str, str] = LOWER,
-    failed: Mapping[str, int] | None = None,
+    **options: Unpack[BuildOptions],
 ) -> Results:
     """Results from ``(benchmark, unit, value, *extra)`` rows; checks they are finite numbers.
 
-    ``direction`` is which values are better, for every benchmark or by
-    name (a name not given is ``"lower"``); ``failed`` counts the runs the
-    tool recorded as failed, by name. A benchmark with failed runs and no
-    successful one has no row, only its count (:attr:`Results.unrun`).
+    The ``options`` (:class:`BuildOptions`) name the ``extra`` columns and
+    say what else the tool recorded: metadata, which values are better
+    (``direction``) and the runs that failed.
     """
-    failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
-    if not rows and not failed:
-        raise FormatError(fmt, "holds no measured value", source)
+    built = _Built.of(fmt, options, measured=bool(rows))
     position: dict[str, int] = {}
     checked = []
     for row in rows:
         k = position[str(row[0])] = position.get(str(row[0]), -1) + 1
-        checked.append((row[0], row[1], number(row[2], fmt, _place(row[0], k), source),
+        checked.append((row[0], row[1], number(row[2], fmt, _place(row[0], k), built.source),
                         *row[3:]))  # fmt: skip
-    frame = pd.DataFrame(checked, columns=["benchmark", "unit", "value", *extra])
+    frame = pd.DataFrame(checked, columns=["benchmark", "unit", "value", *built.extra])
     frame["value"] = frame["value"].astype(np.float64)
     bad = ~np.isfinite(frame["value"].to_numpy())
     if bad.any():
         row = frame[bad].iloc[0]
         raise FormatError(
-            fmt, f"benchmark {row['benchmark']!r} has a non-finite value {row['value']!r}", source
+            fmt,
+            f"benchmark {row['benchmark']!r} has a non-finite value {row['value']!r}",
+            built.source,
         )
     frame["benchmark"] = frame["benchmark"].astype(str)
     frame["run"] = frame.groupby("benchmark", sort=False).cumcount()
-    if isinstance(direction, str):
-        frame["direction"] = direction
+    if isinstance(built.direction, str):
+        frame["direction"] = built.direction
     else:
-        frame["direction"] = [direction.get(n, LOWER) for n in frame["benchmark"]]
-    frame = frame[[*COLUMNS, *extra]]
-    return Results(
-        frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
-    )
+        frame["direction"] = [built.way(n) for n in frame["benchmark"]]
+    return built.results(frame[[*COLUMNS, *built.extra]])
 
 
 def numbers(values: list[Any], fmt: str, name: str, source: str | None = None) -> np.ndarray:
@@ -220,13 +291,7 @@ def _place(name: Any, k: int) -> str:
 def build_arrays(
     series: Sequence[tuple[str, str, np.ndarray, Mapping[str, np.ndarray]]],
     fmt: str,
-    *,
-    extra: Sequence[str] = (),
-    metadata: Mapping[str, Any] | None = None,
-    benchmark_metadata: Mapping[str, Mapping[str, Any]] | None = None,
-    source: str | None = None,
-    direction: str | Mapping[str, str] = LOWER,
-    failed: Mapping[str, int] | None = None,
+    **options: Unpack[BuildOptions],
 ) -> Results:
     """Results from ``(benchmark, unit, values, {extra column: values})``, one per benchmark.
 
@@ -234,15 +299,12 @@ def build_arrays(
     benchmark: the frame is assembled from the arrays, with no Python
     object per value (a large file's values would cost tens of bytes each).
     """
-    failed = {str(k): int(v) for k, v in (failed or {}).items() if v}
-    if not any(len(s[2]) for s in series) and not failed:
-        raise FormatError(fmt, "holds no measured value", source)
+    built = _Built.of(fmt, options, measured=any(len(s[2]) for s in series))
     kept = [s for s in series if len(s[2])]
     sizes = np.array([len(s[2]) for s in kept], dtype=np.int64)
     names = np.array([str(s[0]) for s in kept] or [""], dtype=object)[: len(kept)]
     units = np.array([str(s[1]) for s in kept] or [""], dtype=object)[: len(kept)]
-    ways = [direction if isinstance(direction, str) else direction.get(str(s[0]), LOWER)
-            for s in kept]  # fmt: skip
+    ways = [built.way(str(s[0])) for s in kept]
     values = np.concatenate([np.asarray(s[2], dtype=np.float64) for s in kept]) if kept \
         else np.empty(0)  # fmt: skip
     bad = np.flatnonzero(~np.isfinite(values))
@@ -250,7 +312,7 @@ def build_arrays(
         which = int(np.searchsorted(np.cumsum(sizes), bad[0], side="right"))
         raise FormatError(
             fmt, f"benchmark {kept[which][0]!r} has a non-finite value {values[bad[0]]!r}",
-            source,
+            built.source,
         )  # fmt: skip
     starts = np.cumsum(sizes) - sizes
     columns: dict[str, Any] = {
@@ -260,13 +322,10 @@ def build_arrays(
         "run": np.arange(values.size, dtype=np.int64) - np.repeat(starts, sizes),
         "direction": np.repeat(np.array(ways or [""], dtype=object)[: len(kept)], sizes),
     }
-    for column in extra:
+    for column in built.extra:
         columns[column] = np.concatenate([np.asarray(s[3][column]) for s in kept]) if kept \
             else np.empty(0)  # fmt: skip
-    frame = pd.DataFrame(columns, copy=False)
-    return Results(
-        frame, fmt, dict(metadata or {}), dict(benchmark_metadata or {}), failed
-    )
+    return built.results(pd.DataFrame(columns, copy=False))
 
 
 def need(obj: Any, key: str, kind: type | tuple[type, ...], fmt: str, where: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -18,11 +19,57 @@ from support.tool_suites import GO_NOISE, go_env, go_module, set_flag, stand_in
 QUICK = ["-benchtime=200x"]
 TIMES = ["Quiet-2 sec/op", "Medium-2 sec/op", "Noisy-2 sec/op"]
 
+# Benchmarks that call b.Fatal and b.Error once a "fail" file is in TOOL_FLAGS.
+GO_FAILING = """package failing
+
+import (
+\t"os"
+\t"path/filepath"
+\t"testing"
+)
+
+var sink int
+
+func spin(b *testing.B) {
+\tfor i := 0; i < b.N; i++ {
+\t\tsink += i
+\t}
+}
+
+func broken() bool {
+\t_, err := os.Stat(filepath.Join(os.Getenv("TOOL_FLAGS"), "fail"))
+\treturn err == nil
+}
+
+func BenchmarkFirst(b *testing.B) { spin(b) }
+
+func BenchmarkInput(b *testing.B) {
+\tif broken() {
+\t\tb.Fatal("no input file")
+\t}
+\tspin(b)
+}
+
+func BenchmarkParts(b *testing.B) {
+\tfor _, name := range []string{"good", "bad"} {
+\t\tb.Run(name, func(b *testing.B) {
+\t\t\tif broken() && name == "bad" {
+\t\t\t\tb.Log("checking the part")
+\t\t\t\tb.Errorf("part %s is wrong", name)
+\t\t\t}
+\t\t\tspin(b)
+\t\t})
+\t}
+}
+
+func BenchmarkLast(b *testing.B) { spin(b) }
+"""
+
 
 @pytest.fixture(scope="module")
 def module(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     tmp = tmp_path_factory.mktemp("go")
-    folder = go_module(tmp / "mod", {"suite": GO_NOISE})
+    folder = go_module(tmp / "mod", {"suite": GO_NOISE, "failing": GO_FAILING})
     env = go_env(tmp)
     # Fill the build cache once: each target's own build is then quick.
     subprocess.run(
@@ -123,6 +170,49 @@ def test_a_panic_mid_suite_fails_the_round_naming_the_benchmark(suite) -> None:
     assert m.extra["benchmark"] == "Sizes/n-100-2"
 
 
+def test_a_benchmark_that_fails_fails_its_series_and_the_others_keep_theirs(
+    module, tmp_path: Path
+) -> None:
+    folder, env = module
+    flags = tmp_path / "flags"
+    run_env = {**env, "TOOL_FLAGS": str(flags)}
+    with GoTest(["./failing", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder)) as target:
+        first = target.invoke()
+        assert first.ok and all(v.ok for v in first.series.values()), first.error
+        set_flag(flags, "fail")
+        m = target.invoke()
+    assert m.ok, m.error
+    assert set(m.series) == set(first.series)
+    for name in ("First-2", "Parts/good-2", "Last-2"):
+        assert m.series[f"{name} sec/op"].value > 0
+    for metric in ("sec/op", "B/op", "allocs/op"):
+        failed = m.series[f"Input-2 {metric}"]
+        assert failed.value is None
+        assert re.fullmatch(r"Input-2 failed: failing_test\.go:\d+: no input file", failed.error)
+    assert re.fullmatch(
+        r"Parts/bad-2 failed: failing_test\.go:\d+: part bad is wrong",
+        m.series["Parts/bad-2 sec/op"].error,
+    )
+
+
+def test_a_benchmark_failing_in_the_first_round_gets_a_time_series(module, tmp_path) -> None:
+    # No -cpu: the suffix of the failed benchmark's name is the one go gives the others.
+    folder, env = module
+    flags = tmp_path / "flags"
+    set_flag(flags, "fail")
+    run_env = {**env, "TOOL_FLAGS": str(flags)}
+    with GoTest(["./failing", *QUICK], env=run_env, cwd=str(folder), metrics=["sec/op"]) as t:
+        m = t.invoke()
+    assert m.ok, m.error
+    first = next(name for name in m.series if name.startswith("First"))
+    suffix = first.removeprefix("First").removesuffix(" sec/op")
+    assert set(m.series) == {
+        f"{name}{suffix} sec/op" for name in ("First", "Input", "Parts/good", "Parts/bad", "Last")
+    }
+    assert m.series[f"Input{suffix} sec/op"].error.endswith("no input file")
+    assert m.series[f"Last{suffix} sec/op"].ok
+
+
 def test_a_hung_benchmark_is_killed_at_the_timeout_naming_it(module, tmp_path: Path) -> None:
     folder, env = module
     flags = tmp_path / "flags"
@@ -131,9 +221,8 @@ def test_a_hung_benchmark_is_killed_at_the_timeout_naming_it(module, tmp_path: P
     with GoTest(["./suite", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder), timeout=5) as target:
         m = target.invoke()
     assert m.status == "timeout"
-    assert m.error == (
-        "go test -bench: timed out after 5 s after 5 benchmarks (the last finished: Sizes/n-10-2)"
-    )
+    assert m.error == "go test -bench: timed out after 5 s in Sizes/n-100-2 after 5 benchmarks"
+    assert m.extra["benchmark"] == "Sizes/n-100-2"
 
 
 def test_sigint_to_the_test_binary_fails_the_round(module, tmp_path: Path) -> None:
@@ -155,9 +244,7 @@ def test_sigint_to_the_test_binary_fails_the_round(module, tmp_path: Path) -> No
         worker.join(30)
     m = result["m"]
     assert m.status == "error"
-    assert m.error == (
-        "go test -bench: interrupted (SIGINT) after 5 benchmarks (the last finished: Sizes/n-10-2)"
-    )
+    assert m.error == "go test -bench: interrupted (SIGINT) in Sizes/n-100-2 after 5 benchmarks"
 
 
 def test_a_benchmark_skipped_in_a_later_round_gets_no_value(suite) -> None:
