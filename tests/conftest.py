@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,23 @@ def data_dir() -> Path:
             f"real traces not found at {path}; set PERFSTATS_DATA to the shared data folder"
         )
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sigint_as_at_a_terminal() -> Iterator[None]:
+    """Ctrl-C reaches the programs the tests start, even from a background job.
+
+    A shell starts a background job with SIGINT ignored, and a child keeps an
+    ignored signal across exec: the tools the interrupt tests start would
+    then never see the SIGINT they send. Restoring Python's handler here
+    gives those children the default disposition a terminal user's have.
+    """
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(scope="session")
