@@ -266,7 +266,7 @@ def test_perfstats_run_stops_every_benchmark_by_its_rule_on_the_median(
     folder, _ = crate
     res = perfstats(
         ["run", "--target", "criterion", "-t", f"cargo={cargo_command()}",
-         "--rule", "superflow", "-r", "error=0.1", "-r", "q=0.5", "--max-n", "400",
+         "--rule", "superflow", "-r", "error=0.1", "-r", "q=0.5", "--max-n", "600",
          "--record", "run.csv", "--no-progress", "--seed", "3",
          "--", str(folder), *CRITERION_QUICK, "^(quiet|medium|noisy)$"],
         tmp_path, timeout=1200,
