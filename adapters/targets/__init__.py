@@ -8,7 +8,7 @@
 * benchmarking tools' own suites, one series per benchmark
   (:class:`~perfstats.adapters.targets.benchmark_suite.BenchmarkSuite`):
   :class:`GoogleBenchmark` (``gbench``), :class:`GoTest` (``gotest``),
-  :class:`PyperfScript` (``pyperf``);
+  :class:`PyperfScript` (``pyperf``), :class:`Criterion` (``criterion``);
 * :data:`TARGETS` and :func:`target_by_name`
   (:mod:`~perfstats.adapters.targets.registry`): the one registry of target
   kinds, used by ``perfstats run`` and A-B suites alike;
@@ -27,6 +27,7 @@ from .builtin import builtin_target
 from .command import Command
 from .connections import HttpClient, Response
 from .container import Container
+from .criterion import Criterion
 from .gbench import GoogleBenchmark
 from .gotest import GoTest
 from .http import HttpFunction
@@ -44,6 +45,7 @@ __all__ = [
     "WALL_UNIT",
     "Command",
     "Container",
+    "Criterion",
     "GoTest",
     "GoogleBenchmark",
     "HttpClient",

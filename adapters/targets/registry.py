@@ -18,6 +18,7 @@ from .awslambda import LambdaFunction
 from .base import Target
 from .command import Command
 from .container import Container
+from .criterion import Criterion
 from .gbench import GoogleBenchmark
 from .gotest import GoTest
 from .http import HttpFunction
@@ -33,6 +34,7 @@ TARGETS: dict[str, type[Target]] = {
     "gbench": GoogleBenchmark,
     "gotest": GoTest,
     "pyperf": PyperfScript,
+    "criterion": Criterion,
 }
 
 # For each kind, the constructor argument that a lone positional word may
@@ -84,8 +86,8 @@ def target_by_name(kind: str, argv: Sequence[str], options: Mapping[str, Any]) -
     >>> target_by_name("rocket", [], {})
     Traceback (most recent call last):
     ...
-    ValueError: target must be one of command, container, gbench, gotest, http, lambda, pyperf, \
-ssh; got 'rocket'
+    ValueError: target must be one of command, container, criterion, gbench, gotest, http, lambda, \
+pyperf, ssh; got 'rocket'
     """
     key = kind.lower() if isinstance(kind, str) else kind
     if key not in TARGETS:

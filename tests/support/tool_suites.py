@@ -1,4 +1,4 @@
-"""Benchmark suites of the real tools (Google Benchmark, go test, pyperf), built in a test.
+"""Benchmark suites of the real tools (Google Benchmark, go test, pyperf, criterion), built here.
 
 Each suite has benchmarks of clearly different noise: the work of a
 benchmark is scaled by a factor each process draws once (quiet: none,
@@ -6,7 +6,8 @@ medium: 15%, noisy: 35% standard deviation), so the spread from round to
 round differs by construction and a round is the unit of variation, as
 with a real benchmark whose process lands in a different memory layout
 each time. Each benchmark also reports that drawn work (a counter of
-Google Benchmark, a metric of go), which a loaded machine leaves alone.
+Google Benchmark, a metric of go), which a loaded machine leaves alone
+(criterion.rs has no counters: its suite's series are times).
 Faults are switched on between rounds by files in a flag folder (an
 environment variable names it), so one target sees a benchmark crash,
 hang, fail or disappear in a later round than the first.
@@ -15,6 +16,7 @@ hang, fail or disappear in a later round than the first.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -301,3 +303,132 @@ def stand_in(folder: Path, name: str, body: str) -> Path:
     path.write_text("#!/bin/sh\n" + body)
     os.chmod(path, 0o755)
     return path
+
+
+CRITERION_NOISE = r"""
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn flag(name: &str) -> bool {
+    match std::env::var_os("TOOL_FLAGS") {
+        Some(dir) => Path::new(&dir).join(name).exists(),
+        None => false,
+    }
+}
+
+// xorshift64 and Box-Muller: the suite needs no crate beyond criterion.
+fn uniform(state: &mut u64) -> f64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
+// The factor this process draws for a benchmark: its round-to-round spread.
+fn factor(state: &mut u64, spread: f64) -> f64 {
+    let u1 = uniform(state).max(1e-12);
+    let u2 = uniform(state);
+    let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+    (1.0 + spread * z).max(0.3)
+}
+
+fn sum(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = acc.wrapping_add(black_box(i));
+    }
+    acc
+}
+
+fn work(c: &mut Criterion, name: &str, spread: f64, state: &mut u64) {
+    let n = (3000.0 * factor(state, spread)) as u64;
+    c.bench_function(name, |b| b.iter(|| sum(black_box(n))));
+}
+
+fn suite(c: &mut Criterion) {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let mut state = (nanos ^ ((std::process::id() as u64) << 32)) | 1;
+    work(c, "quiet", 0.0, &mut state);
+    work(c, "medium", 0.15, &mut state);
+    work(c, "noisy", 0.35, &mut state);
+    let mut sizes = c.benchmark_group("sizes");
+    for n in [10u64, 100] {
+        sizes.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            if flag("crash") && n == 100 {
+                panic!("boom");
+            }
+            if flag("hang") && n == 100 {
+                // Says it hangs, so a test can signal it then and not after a guess.
+                let _ = std::fs::write(Path::new(&std::env::var_os("TOOL_FLAGS").unwrap())
+                                       .join("hanging"), b"");
+                std::thread::sleep(Duration::from_secs(60));
+            }
+            b.iter(|| sum(black_box(n * 30)))
+        });
+    }
+    sizes.finish();
+    if !flag("vanish") {
+        work(c, "flaky", 0.0, &mut state);
+    }
+}
+
+fn quick() -> Criterion {
+    // criterion 0.3 reads whole seconds from its command line: short times
+    // are the bench's own configuration, as a project sets them.
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(20))
+        .measurement_time(Duration::from_millis(60))
+        .without_plots()
+}
+
+criterion_group! {
+    name = benches;
+    config = quick();
+    targets = suite
+}
+criterion_main!(benches);
+"""
+
+#: The benchmarks of CRITERION_NOISE, in the order criterion runs them.
+CRITERION_BENCHMARKS = ["quiet", "medium", "noisy", "sizes/10", "sizes/100", "flaky"]
+
+#: Options that keep a criterion round short (its analysis resamples 100000 times by default).
+CRITERION_QUICK = ["--nresamples", "1000"]
+
+# Builds offline from the crates Debian packages as source (librust-criterion-dev).
+CARGO_OFFLINE = """[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "/usr/share/cargo/registry"
+
+[net]
+offline = true
+"""
+
+
+def cargo_command() -> str:
+    """The cargo command: on PATH, or rustup's under ``~/.cargo/bin``."""
+    found = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
+    if not os.access(found, os.X_OK):
+        raise RuntimeError("no cargo command (PATH, ~/.cargo/bin); install Rust's toolchain")
+    return found
+
+
+def criterion_crate(folder: Path, bench: str = CRITERION_NOISE, name: str = "suite") -> Path:
+    """A cargo project in ``folder`` with ``bench`` as its criterion bench ``name``; its folder."""
+    (folder / "benches").mkdir(parents=True, exist_ok=True)
+    (folder / "src").mkdir(exist_ok=True)
+    (folder / "Cargo.toml").write_text(
+        f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n\n'
+        # No bench of the library: cargo bench then builds the criterion bench only.
+        '[lib]\nbench = false\n\n[dev-dependencies]\ncriterion = "0.3"\n\n'
+        f'[[bench]]\nname = "{name}"\nharness = false\n'
+    )
+    (folder / "src" / "lib.rs").write_text("")
+    (folder / "benches" / f"{name}.rs").write_text(bench)
+    (folder / ".cargo").mkdir(exist_ok=True)
+    (folder / ".cargo" / "config.toml").write_text(CARGO_OFFLINE)
+    return folder
