@@ -17,8 +17,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from support.cli import wait_for
 
 GBENCH_NOISE = r"""
 #include <benchmark/benchmark.h>
@@ -432,3 +438,63 @@ def criterion_crate(folder: Path, bench: str = CRITERION_NOISE, name: str = "sui
     (folder / ".cargo").mkdir(exist_ok=True)
     (folder / ".cargo" / "config.toml").write_text(CARGO_OFFLINE)
     return folder
+
+
+def child_process(matches: Callable[[list[bytes]], bool]) -> int | None:
+    """The pid of a child of this process whose command line ``matches``, or None."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[1]) == me and matches(cmd):
+            return int(entry)
+    return None
+
+
+def wait_for_pid(found: Callable[[], int | None], what: str, timeout: float = 240) -> int:
+    """Poll ``found`` until it gives a pid; fail naming ``what`` after ``timeout``."""
+    pid: int | None = None
+
+    def seen() -> bool:
+        nonlocal pid
+        pid = found()
+        return pid is not None
+
+    wait_for(seen, timeout, what)
+    assert pid is not None
+    return pid
+
+
+def hanging_child(flags: Path, matches: Callable[[list[bytes]], bool]) -> Callable[[], int | None]:
+    """The child that ``matches``, once a suite's hang has said so in ``flags``."""
+    return lambda: child_process(matches) if (flags / "hanging").exists() else None
+
+
+def interrupted_round(target: Any, pid_of: Callable[[], int], join: float = 300) -> Any:
+    """One round of ``target`` on a thread, SIGINT to the process ``pid_of`` names; its result.
+
+    The round's own timeout only bounds a test gone wrong: the signal is
+    what must end the round.
+    """
+    result: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
+    worker.start()
+    os.kill(pid_of(), signal.SIGINT)
+    worker.join(join)
+    return result["m"]
+
+
+def round_without(target: Any, flags: Path, kept: str, gone: str) -> Any:
+    """The series ``gone`` of a round after the suite's "vanish" flag is set.
+
+    The first round has ``gone``; in the second, ``kept`` still has its value.
+    """
+    assert target.invoke().series[gone].ok
+    set_flag(flags, "vanish")
+    m = target.invoke()
+    assert m.ok and m.series[kept].ok
+    assert m.series[gone].value is None
+    return m.series[gone]

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -21,7 +17,11 @@ from support.tool_suites import (
     CRITERION_QUICK,
     cargo_command,
     criterion_crate,
+    hanging_child,
+    interrupted_round,
+    round_without,
     set_flag,
+    wait_for_pid,
 )
 
 BASE = ["quiet", "medium", "noisy"]
@@ -188,12 +188,7 @@ def test_a_panic_mid_suite_fails_the_round_naming_the_benchmark(faulty) -> None:
 
 def test_a_benchmark_missing_from_a_later_round_gets_no_value(faulty) -> None:
     target, flags = faulty
-    assert target.invoke().series["flaky"].ok
-    set_flag(flags, "vanish")
-    m = target.invoke()
-    assert m.ok and m.series["quiet"].ok
-    assert m.series["flaky"].value is None
-    assert m.series["flaky"].error == (
+    assert round_without(target, flags, "quiet", "flaky").error == (
         "criterion: flaky is not in this round's output (it was in an earlier round)"
     )
 
@@ -219,31 +214,12 @@ def test_sigint_to_the_bench_fails_the_round_as_interrupted(crate, tmp_path: Pat
     with Criterion([str(folder), *CRITERION_QUICK], cargo=cargo_command(), env=env,
                    timeout=300) as target:  # fmt: skip
         target.prepare()
-        result = {}
-        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
-        worker.start()
-        deadline = time.monotonic() + 120
-        while not (flags / "hanging").exists():
-            assert time.monotonic() < deadline, "the bench never reached the hang"
-            time.sleep(0.05)
-        os.kill(_child_running(binary), signal.SIGINT)
-        worker.join(60)
-    m = result["m"]
+        bench = hanging_child(flags, lambda cmd: cmd[0].decode() == binary)
+        m = interrupted_round(
+            target, lambda: wait_for_pid(bench, "the bench to reach the hang", 120), 60
+        )
     assert m.status == "error"
     assert m.error == "criterion: interrupted (SIGINT) in sizes/100 after 4 benchmarks"
-
-
-def _child_running(path: str) -> int:
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == me and cmd[0].decode() == path:
-            return int(entry)
-    raise AssertionError(f"no child process {path!r} is running")
 
 
 def test_the_recorded_settings_rebuild_the_target(crate) -> None:

@@ -16,7 +16,17 @@ from perfstats.adapters.records.importers.gbench import runs
 from perfstats.adapters.targets import TARGETS, GoogleBenchmark, target_by_name
 from perfstats.adapters.targets.gbench import decode_partial, name_filter
 from support.cli import perfstats, rows, start, wait_for
-from support.tool_suites import GBENCH_NOISE, GBENCH_QUICK, build_gbench, set_flag, stand_in
+from support.tool_suites import (
+    GBENCH_NOISE,
+    GBENCH_QUICK,
+    build_gbench,
+    child_process,
+    interrupted_round,
+    round_without,
+    set_flag,
+    stand_in,
+    wait_for_pid,
+)
 
 BASE = ["BM_quiet", "BM_medium", "BM_noisy"]
 FAULTY = [*BASE, "BM_crash", "BM_hang", "BM_skip", "BM_flaky"]
@@ -153,13 +163,7 @@ def test_a_benchmark_that_fails_gets_no_value_and_says_why(faulty) -> None:
 
 def test_a_benchmark_missing_from_a_later_round_gets_no_value(faulty) -> None:
     target, flags = faulty
-    first = target.invoke()
-    assert first.series["BM_flaky"].ok
-    set_flag(flags, "vanish")
-    m = target.invoke()
-    assert m.ok and m.series["BM_quiet"].ok
-    assert m.series["BM_flaky"].value is None
-    assert m.series["BM_flaky"].error == (
+    assert round_without(target, flags, "BM_quiet", "BM_flaky").error == (
         "Google Benchmark: BM_flaky is not in this round's output (it was in an earlier round)"
     )
 
@@ -170,13 +174,7 @@ def test_sigint_to_the_tool_fails_the_round_as_interrupted(binary: Path, tmp_pat
     env = {"TOOL_FLAGS": str(flags), "TOOL_FAULTS": "1"}
     # The timeout only bounds a test gone wrong: the signal ends the round.
     with GoogleBenchmark([str(binary), *GBENCH_QUICK], env=env, timeout=300) as target:
-        result = {}
-        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
-        worker.start()
-        pid = _wait_for_hang(target, binary.name)
-        os.kill(pid, signal.SIGINT)
-        worker.join(300)
-    m = result["m"]
+        m = interrupted_round(target, lambda: _wait_for_hang(target, binary.name))
     assert m.status == "error"
     assert m.error == "Google Benchmark: interrupted (SIGINT) in BM_hang after 4 benchmarks"
 
@@ -276,23 +274,15 @@ def test_series_names_must_have_been_seen(binary: Path) -> None:
 
 def _wait_for_hang(target: GoogleBenchmark, name: str, timeout: float = 240) -> int:
     """The pid of the round's process ``name`` once it is in BM_hang (BM_crash written)."""
-    deadline = time.monotonic() + timeout
-    me = os.getpid()
     scratch = Path(target.scratch_path("")).parent
-    while time.monotonic() < deadline:
+
+    def found() -> int | None:
         written = "".join(p.read_text(errors="replace") for p in scratch.glob("*.json"))
-        if '"run_name": "BM_crash"' in written:
-            for entry in os.listdir("/proc"):
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                    cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-                except OSError:
-                    continue
-                ppid = int(stat.rpartition(")")[2].split()[1])
-                if ppid == me and Path(cmd[0].decode()).name == name:
-                    return int(entry)
-        time.sleep(0.05)
-    raise AssertionError(f"the round of {name!r} did not reach BM_hang within {timeout} s")
+        if '"run_name": "BM_crash"' not in written:
+            return None
+        return child_process(lambda cmd: Path(cmd[0].decode()).name == name)
+
+    return wait_for_pid(found, f"the round of {name!r} to reach BM_hang", timeout)
 
 
 def test_perfstats_run_builds_the_gbench_kind_and_records_rounds(

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from perfstats.adapters.targets import TARGETS, GoTest, target_by_name
 from perfstats.adapters.targets.gotest import bench_filter
 from support.cli import perfstats, rows
-from support.tool_suites import GO_NOISE, go_env, go_module, set_flag, stand_in
+from support.tool_suites import (
+    GO_NOISE,
+    go_env,
+    go_module,
+    hanging_child,
+    interrupted_round,
+    round_without,
+    set_flag,
+    stand_in,
+    wait_for_pid,
+)
 
 QUICK = ["-benchtime=200x"]
 TIMES = ["Quiet-2 sec/op", "Medium-2 sec/op", "Noisy-2 sec/op"]
@@ -232,29 +239,19 @@ def test_sigint_to_the_test_binary_fails_the_round(module, tmp_path: Path) -> No
     run_env = {**env, "TOOL_FLAGS": str(flags)}
     with GoTest(["./suite", *QUICK, "-cpu=2"], env=run_env, cwd=str(folder)) as target:
         target.prepare()
-        result = {}
-        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
-        worker.start()
         # The five quick benchmarks, then the hang, which says so.
-        deadline = time.monotonic() + 120
-        while not (flags / "hanging").exists():
-            assert time.monotonic() < deadline, "the test binary never reached the hang"
-            time.sleep(0.05)
-        os.kill(_child_running(".test"), signal.SIGINT)
-        worker.join(30)
-    m = result["m"]
+        binary = hanging_child(flags, lambda cmd: cmd[0].decode().endswith(".test"))
+        m = interrupted_round(
+            target, lambda: wait_for_pid(binary, "the test binary to reach the hang", 120), 30
+        )
     assert m.status == "error"
     assert m.error == "go test -bench: interrupted (SIGINT) in Sizes/n-100-2 after 5 benchmarks"
 
 
 def test_a_benchmark_skipped_in_a_later_round_gets_no_value(suite) -> None:
     target, flags = suite
-    assert target.invoke().series["Flaky-2 sec/op"].ok
-    set_flag(flags, "vanish")
-    m = target.invoke()
-    assert m.ok and m.series["Quiet-2 sec/op"].ok
-    assert m.series["Flaky-2 sec/op"].value is None
-    assert "Flaky-2 sec/op is not in this round's output" in m.series["Flaky-2 sec/op"].error
+    gone = round_without(target, flags, "Quiet-2 sec/op", "Flaky-2 sec/op")
+    assert "Flaky-2 sec/op is not in this round's output" in gone.error
 
 
 def test_a_go_that_prints_nothing_fails_the_round(tmp_path: Path) -> None:
@@ -280,19 +277,6 @@ def test_perfstats_run_builds_the_gotest_kind(module, tmp_path: Path) -> None:
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     assert rows(tmp_path / "run.csv") == 2
-
-
-def _child_running(suffix: str) -> int:
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == me and cmd[0].decode().endswith(suffix):
-            return int(entry)
-    raise AssertionError(f"no child process ending in {suffix!r} is running")
 
 
 def test_the_recorded_settings_rebuild_the_target(module) -> None:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +12,15 @@ import pytest
 from perfstats.adapters.targets import TARGETS, PyperfScript, target_by_name
 from perfstats.adapters.targets.pyperf_export import series_to_pyperf, write_pyperf
 from support.cli import perfstats, rows
-from support.tool_suites import PYPERF_QUICK, pyperf_script, set_flag
+from support.tool_suites import (
+    PYPERF_QUICK,
+    child_process,
+    interrupted_round,
+    pyperf_script,
+    round_without,
+    set_flag,
+    wait_for_pid,
+)
 
 BASE = ["quiet", "medium", "noisy"]
 
@@ -118,12 +123,7 @@ def test_sigint_to_a_worker_fails_the_round_naming_the_benchmark(
     with PyperfScript([str(script), *PYPERF_QUICK], env=env, timeout=300) as target:
         target.prepare()
         set_flag(flags, "hang")
-        result = {}
-        worker = threading.Thread(target=lambda: result.setdefault("m", target.invoke()))
-        worker.start()
-        os.kill(_worker_of_task(3), signal.SIGINT)
-        worker.join(300)
-    m = result["m"]
+        m = interrupted_round(target, lambda: _worker_of_task(3))
     assert m.status == "error"
     assert m.error == (
         "pyperf: exit status 1 in crash after 3 benchmarks: Benchmark worker interrupted: exit"
@@ -132,12 +132,7 @@ def test_sigint_to_a_worker_fails_the_round_naming_the_benchmark(
 
 def test_a_benchmark_gone_from_a_later_round_gets_no_value(faulty) -> None:
     target, flags = faulty
-    assert target.invoke().series["flaky"].ok
-    set_flag(flags, "vanish")
-    m = target.invoke()
-    assert m.ok and m.series["quiet"].ok
-    assert m.series["flaky"].value is None
-    assert m.series["flaky"].error == (
+    assert round_without(target, flags, "quiet", "flaky").error == (
         "pyperf: flaky is not in this round's output (it was in an earlier round)"
     )
 
@@ -190,23 +185,14 @@ def test_perfstats_run_builds_the_pyperf_kind(script: Path, tmp_path: Path) -> N
 
 def _worker_of_task(task: int, timeout: float = 240) -> int:
     """The pid of this process's pyperf worker child for ``--worker-task task``."""
-    deadline = time.monotonic() + timeout
-    me = os.getpid()
     wanted = [b"--worker-task", str(task).encode()]
-    while time.monotonic() < deadline:
-        for entry in os.listdir("/proc"):
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) != me:
-                continue
-            if any(cmd[i : i + 2] == wanted for i in range(len(cmd))):
-                time.sleep(1.0)  # past the import of pyperf, into the benchmark
-                return int(entry)
-        time.sleep(0.05)
-    raise AssertionError(f"no worker of task {task} started within {timeout} s")
+    pid = wait_for_pid(
+        lambda: child_process(lambda cmd: any(cmd[i : i + 2] == wanted for i in range(len(cmd)))),
+        f"a worker of task {task}",
+        timeout,
+    )
+    time.sleep(1.0)  # past the import of pyperf, into the benchmark
+    return pid
 
 
 def test_the_recorded_settings_rebuild_the_target(script: Path) -> None:
