@@ -25,6 +25,19 @@ trial. ``covered`` counts the flagged benchmarks whose CI contains the
 injected change (0.10, 0.50). RMIT rows also carry the unpaired analysis
 (``"unpaired"``), resampled by call, for comparison.
 
+RMIT runs twice as many trials as duet runs calls (``--rmit-trials``,
+30 against 15), one call at a time (``--rmit-concurrency``, 1 against
+duet's 2: two RMIT calls on the one pinned CPU save little time, and how
+they overlap differs from call to call). One RMIT trial pairs two
+processes, and on this VM a process now and then runs its whole life
+30-100% slower than the other calls of its benchmark and version; with 15
+trials the 99% interval of the median ratio often reaches the pairs they
+spoil, with 30 less often. Duet pairs both versions inside one process, so
+the same outliers cancel in its ratios. ``python -m
+benchmarks.ab_call_levels`` shows the calls' levels under each setting
+(``benchmarks/results/ab_call_levels.txt``; the suite's sensitivity run
+after run: ``ab_idle.txt``).
+
 By default the workloads report the CPU time of the executing thread
 (``--clock thread``), which a machine shared with other jobs does not
 inflate with time slices given to them; ``--clock wall`` reports wall time
@@ -122,9 +135,9 @@ def run_row(
         benchmarks(slowdown, args.clock, args.benchmarks),
         make_target(target, url, args.cpus),
         schedule=schedule,
-        calls=args.calls,
+        calls=args.rmit_trials if schedule == "rmit" else args.calls,
         repeats=args.repeats,
-        concurrency=args.concurrency,
+        concurrency=args.rmit_concurrency if schedule == "rmit" else args.concurrency,
     )
     run = run_suite(suite, rng=seed)
     analysis = run.analyse()
@@ -277,6 +290,18 @@ def main(argv: list[str] | None = None) -> int:
         help="CPUs the targets are pinned to: 'last' (default: the last usable CPU, "
         "leaving the others to this driver), 'none', or a comma list like 0,1",
     )
+    parser.add_argument(
+        "--rmit-trials",
+        type=int,
+        default=None,
+        help="RMIT trials per suite (default: twice the duet calls, 30; 5 with --quick)",
+    )
+    parser.add_argument(
+        "--rmit-concurrency",
+        type=int,
+        default=1,
+        help="RMIT calls in flight (default 1: its pairs are two processes)",
+    )
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     args = parser.parse_args(argv)
@@ -285,6 +310,12 @@ def main(argv: list[str] | None = None) -> int:
         args.calls, args.repeats, args.benchmarks = 5, 2, 2
     else:
         args.calls, args.repeats, args.benchmarks = 15, 3, len(WORKLOAD_SET)
+    if args.rmit_trials is None:
+        args.rmit_trials = args.calls if args.quick else 2 * args.calls
+    if args.rmit_trials < 2:
+        raise SystemExit(f"--rmit-trials must be at least 2; got {args.rmit_trials}")
+    if args.rmit_concurrency < 1 or args.concurrency < 1:
+        raise SystemExit("--concurrency and --rmit-concurrency must be at least 1")
     t0 = time.monotonic()
     rows = []
     analyses: dict[tuple[str, str, str], SuiteAnalysis] = {}
@@ -318,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                 "quick": args.quick,
                 "clock": args.clock,
                 "calls": args.calls,
+                "rmit_trials": args.rmit_trials,
+                "rmit_concurrency": args.rmit_concurrency,
                 "repeats": args.repeats,
                 "concurrency": args.concurrency,
                 "cpus": args.cpus,

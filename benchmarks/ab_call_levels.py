@@ -1,0 +1,173 @@
+"""Why RMIT needs more trials than duet: the speed of each call's process.
+
+The local A-B suite (``python -m benchmarks.reproduce_elastibench suites``)
+pairs, under RMIT, the baseline and candidate executions of one trial; each
+version runs in its own process (one call). This script runs the A/B+10%
+suite on the local command target several times per setting and reports,
+besides how many of the five benchmarks were flagged slower with the CI
+covering +10%, the *level* of each call: the median of its executions
+divided by the median of all executions of the same benchmark and version.
+Level 1 is an ordinary process; a process whose whole life ran 40% slower
+has level 1.4. Duet runs both versions inside one process, so a call's level
+cancels in its ratios; under RMIT it does not, and a 99% interval from few
+trials reaches the pairs it spoils.
+
+Per setting (schedule, trials, calls in flight): the flagged count of each
+run, the quantiles of the call levels pooled over the runs, the share of
+calls more than 10% off level 1, the lag-1 autocorrelation of the levels in
+start order (near 0: single slow processes, not slow phases of the machine),
+and the median spread (max / min) of the executions inside a call.
+
+Usage::
+
+    python -m benchmarks.ab_call_levels --runs 3 > benchmarks/results/ab_call_levels.txt
+    python -m benchmarks.ab_call_levels --quick --runs 1 --benchmarks 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from benchmarks import _ab_suites as suites
+
+SLOWDOWN = 0.10
+# (schedule, trials, calls in flight): RMIT as the suite once ran it (15
+# trials, two calls in flight), each change alone, as it runs now (30, one),
+# and duet as it runs in the suite.
+SETTINGS = (
+    ("rmit", 15, 2),
+    ("rmit", 15, 1),
+    ("rmit", 30, 2),
+    ("rmit", 30, 1),
+    ("duet", 15, 2),
+)
+
+
+def call_levels(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per call: its start position, level and within-call spread.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({
+    ...     "call": [1, 1, 2, 2, 3, 3], "order": [1, 2, 1, 2, 1, 2],
+    ...     "benchmark": "k", "version": "baseline", "status": "ok",
+    ...     "value": [10.0, 10.0, 10.0, 10.0, 15.0, 15.0]})
+    >>> call_levels(rows)["level"].tolist()
+    [1.0, 1.0, 1.5]
+    """
+    ok = measurements[measurements["status"] == "ok"]
+    norm = ok["value"] / ok.groupby(["benchmark", "version"])["value"].transform("median")
+    frame = ok.assign(norm=norm)
+    out = frame.groupby("call").agg(
+        level=("norm", "median"), low=("norm", "min"), high=("norm", "max")
+    )
+    out["spread"] = out["high"] / out["low"]
+    return out.sort_index()[["level", "spread"]]
+
+
+def lag1(values: np.ndarray) -> float:
+    """Lag-1 autocorrelation of ``values`` (``nan`` below three values)."""
+    if values.size < 3 or float(np.std(values)) == 0.0:
+        return float("nan")
+    return float(np.corrcoef(values[:-1], values[1:])[0, 1])
+
+
+def run_setting(
+    url: str, schedule: str, trials: int, concurrency: int, runs: int, count: int, seed: int
+) -> dict[str, Any]:
+    """``runs`` runs of the A/B+10% command suite under one setting."""
+    cpus = suites.parse_cpus("last")
+    flagged, levels, spreads, autocorr, seconds = [], [], [], [], []
+    for r in range(runs):
+        suite = suites.Suite(
+            suites.benchmarks(SLOWDOWN, "thread", count),
+            suites.make_target("command", url, cpus),
+            schedule=schedule,
+            calls=trials,
+            repeats=3,
+            concurrency=concurrency,
+        )
+        started = time.monotonic()
+        run = suites.run_suite(suite, rng=seed + r)
+        seconds.append(time.monotonic() - started)
+        flagged.append(suites._covered(run.analyse(), SLOWDOWN))
+        lv = call_levels(run.measurements)
+        levels.append(lv["level"].to_numpy())
+        spreads.append(lv["spread"].to_numpy())
+        autocorr.append(lag1(lv["level"].to_numpy()))
+    pooled = np.concatenate(levels)
+    return {
+        "schedule": schedule,
+        "trials": trials,
+        "concurrency": concurrency,
+        "flagged": flagged,
+        "benchmarks": count,
+        "level_quantiles": np.quantile(pooled, [0.05, 0.25, 0.5, 0.75, 0.95, 1.0]).tolist(),
+        "share_off": float(np.mean(np.abs(pooled - 1.0) > 0.10)),
+        "lag1": float(np.nanmedian(autocorr)),
+        "spread": float(np.median(np.concatenate(spreads))),
+        "seconds": float(np.median(seconds)),
+    }
+
+
+def show(rows: Sequence[dict[str, Any]]) -> str:
+    head = (
+        f"{'schedule':<8} {'trials':>6} {'flight':>6}  {'flagged per run':<16} "
+        f"{'level P5   P25  P50  P75  P95  max':<36} {'>10% off':>8} {'lag-1':>6} "
+        f"{'spread':>6} {'s/run':>6}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        q = " ".join(f"{x:4.2f}" for x in r["level_quantiles"])
+        runs = " ".join(str(f) for f in r["flagged"])
+        lines.append(
+            f"{r['schedule']:<8} {r['trials']:>6} {r['concurrency']:>6}  {runs:<16} "
+            f"      {q:<30} {r['share_off']:>8.2f} {r['lag1']:>6.2f} {r['spread']:>6.2f} "
+            f"{r['seconds']:>6.1f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.ab_call_levels", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--runs", type=int, default=4, help="runs per setting")
+    parser.add_argument("--benchmarks", type=int, default=len(suites.WORKLOAD_SET))
+    parser.add_argument(
+        "--quick", action="store_true", help="one short run of RMIT and duet, for the tests"
+    )
+    parser.add_argument("--seed", type=int, default=777000)
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        raise SystemExit(f"--runs must be at least 1; got {args.runs}")
+    if not 1 <= args.benchmarks <= len(suites.WORKLOAD_SET):
+        raise SystemExit(f"--benchmarks must be 1 to {len(suites.WORKLOAD_SET)}")
+    settings: tuple[tuple[str, int, int], ...] = SETTINGS
+    if args.quick:
+        settings = (("rmit", 4, 2), ("duet", 4, 2))
+    rows = []
+    with suites.server(2, suites.parse_cpus("last")) as url:
+        for schedule, trials, flight in settings:
+            rows.append(
+                run_setting(url, schedule, trials, flight, args.runs, args.benchmarks, args.seed)
+            )
+    print(
+        f"A/B+10% on the local command target, {args.benchmarks} benchmarks, 3 repeats "
+        f"per call, pinned to CPU {suites.parse_cpus('last')}; flagged: slower with the "
+        f"99% CI covering +10%"
+    )
+    print(show(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
