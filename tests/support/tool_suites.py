@@ -15,6 +15,7 @@ hang, fail or disappear in a later round than the first.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -24,7 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from support.cli import wait_for
+import pandas as pd
+
+from support.cli import rows, wait_for
 
 GBENCH_NOISE = r"""
 #include <benchmark/benchmark.h>
@@ -498,3 +501,21 @@ def round_without(target: Any, flags: Path, kept: str, gone: str) -> Any:
     assert m.ok and m.series[kept].ok
     assert m.series[gone].value is None
     return m.series[gone]
+
+
+def every_series_stopped_by_rule(folder: Path, series: Any) -> tuple[Any, dict[str, Any]]:
+    """Check ``folder/run.csv`` of a ``perfstats run``: each of ``series`` stopped by its rule.
+
+    Every series has ok rows, the run has as many rounds as its longest
+    series, and each series' last decision stopped without a cap. Returns
+    the ok rows per series and the last session's decisions, for more checks.
+    """
+    counts = pd.read_csv(folder / "run.csv.series.csv").query("status == 'ok'")
+    per_series = counts.groupby("series").size()
+    assert set(per_series.index) == set(series)
+    assert rows(folder / "run.csv") == per_series.max()
+    meta = json.loads((folder / "run.csv.meta.json").read_text())
+    decisions = meta["sessions"][-1]["series"]
+    assert all(decisions[b]["decision"]["stop"] for b in series), decisions
+    assert not any(decisions[b].get("capped") for b in series), decisions
+    return per_series, decisions
