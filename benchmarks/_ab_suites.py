@@ -25,18 +25,21 @@ trial. ``covered`` counts the flagged benchmarks whose CI contains the
 injected change (0.10, 0.50). RMIT rows also carry the unpaired analysis
 (``"unpaired"``), resampled by call, for comparison.
 
-RMIT runs twice as many trials as duet runs calls (``--rmit-trials``,
-30 against 15), one call at a time (``--rmit-concurrency``, 1 against
+RMIT runs four times as many trials as duet runs calls (``--rmit-trials``,
+60 against 15), one call at a time (``--rmit-concurrency``, 1 against
 duet's 2: two RMIT calls on the one pinned CPU save little time, and how
 they overlap differs from call to call). One RMIT trial pairs two
 processes, and on this VM a process now and then runs its whole life
 30-100% slower than the other calls of its benchmark and version; with 15
-trials the 99% interval of the median ratio often reaches the pairs they
-spoil, with 30 less often. Duet pairs both versions inside one process, so
-the same outliers cancel in its ratios. ``python -m
+or 30 trials the 99% interval of the median ratio often reaches the pairs
+they spoil, with 60 seldom. Duet pairs both versions inside one process,
+so the same outliers cancel in its ratios; it keeps ElastiBench's 45
+results per benchmark (15 calls of 3 repeats). ``python -m
 benchmarks.ab_call_levels`` shows the calls' levels under each setting
 (``benchmarks/results/ab_call_levels.txt``; the suite's sensitivity run
-after run: ``ab_idle.txt``).
+after run: ``ab_idle_rmit60.txt``, and with 30 and 15 trials
+``ab_idle.txt`` and ``ab_idle_rmit15.txt``). ``--suite`` runs one suite
+(or a few) with the seeds it has in the full run.
 
 By default the workloads report the CPU time of the executing thread
 (``--clock thread``), which a machine shared with other jobs does not
@@ -49,7 +52,8 @@ the other, depending on the host, so unpinned calls are bimodal.
 Usage::
 
     python -m benchmarks.reproduce_elastibench suites [--quick] [--clock thread|wall]
-                                                      [--cpus last|none|0,1] [--json out.json]
+                                                      [--cpus last|none|0,1] [--suite NAME]
+                                                      [--rmit-trials N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -204,7 +208,8 @@ def agreements(analyses: dict[tuple[str, str, str], SuiteAnalysis]) -> list[dict
         for first, second in pairs:
             a = analyses.get((suite_name, *first))
             b = analyses.get((suite_name, *second))
-            if a is None or b is None:
+            # A row whose benchmarks all had too few results has nothing to agree on.
+            if a is None or b is None or not set(a.changes()) & set(b.changes()):
                 continue
             agreement = suite_agreement(a, b)
             out.append(
@@ -294,13 +299,20 @@ def main(argv: list[str] | None = None) -> int:
         "--rmit-trials",
         type=int,
         default=None,
-        help="RMIT trials per suite (default: twice the duet calls, 30; 5 with --quick)",
+        help="RMIT trials per suite (default: four times the duet calls, 60; 5 with --quick)",
     )
     parser.add_argument(
         "--rmit-concurrency",
         type=int,
         default=1,
         help="RMIT calls in flight (default 1: its pairs are two processes)",
+    )
+    parser.add_argument(
+        "--suite",
+        action="append",
+        choices=[name for name, _ in SUITES],
+        help="run only this suite (repeatable; default: all three); seeds stay those "
+        "of the full run",
     )
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--json", metavar="PATH", help="write the results here")
@@ -311,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         args.calls, args.repeats, args.benchmarks = 15, 3, len(WORKLOAD_SET)
     if args.rmit_trials is None:
-        args.rmit_trials = args.calls if args.quick else 2 * args.calls
+        args.rmit_trials = args.calls if args.quick else 4 * args.calls
     if args.rmit_trials < 2:
         raise SystemExit(f"--rmit-trials must be at least 2; got {args.rmit_trials}")
     if args.rmit_concurrency < 1 or args.concurrency < 1:
@@ -321,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     analyses: dict[tuple[str, str, str], SuiteAnalysis] = {}
     with server(max(2, args.concurrency), args.cpus) as url:
         for i, (suite_name, slowdown) in enumerate(SUITES):
+            if args.suite and suite_name not in args.suite:
+                continue
             for j, schedule in enumerate(SCHEDULES):
                 for k, target in enumerate(TARGETS):
                     seed = args.seed + 100 * i + 10 * j + k
@@ -356,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                 "cpus": args.cpus,
                 "level": 0.99,
                 "seed": args.seed,
+                "suites": args.suite or [name for name, _ in SUITES],
             },
             "elapsed_s": round(elapsed, 1),
         }
