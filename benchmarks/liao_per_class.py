@@ -3,7 +3,8 @@
 Command of the committed results::
 
     python -m benchmarks.liao_per_class --scenarios fixed,variant2 --versions L2-High \\
-        --reps 3 --duration 12 --warmup 3 --json benchmarks/results/liao_per_class.json
+        --reps 4 --duration 12 --warmup 3 --span-reps 2 \\
+        --json benchmarks/results/liao_per_class.json
 
 In the repeated evaluation (``benchmarks/results/liao_rounds.txt``) the model
 misses one stable verdict in every round: variant2 (the checkout-heavy mix)
@@ -28,7 +29,10 @@ splits both sides by request type:
   (:func:`counterfactuals`): only the slowed type changed (the others'
   requests of the version replaced by the original's), and the model's
   shift of the slowed type put on the load tests' original (and the load
-  tests' shift on the model's original).
+  tests' shift on the model's original);
+* from ``--span-reps`` more load tests with spans: the slowed type's time
+  per component (wall and CPU) against the model's mean time per station,
+  and every type's time in the services (root span) against the model's.
 
 The model's per-type response times come from simulating the model again
 with the factors and seed :func:`~benchmarks.reproduce_liao.predict` used
@@ -61,8 +65,8 @@ import numpy as np
 
 import perfstats
 from benchmarks import reproduce_liao as rl
-from examples.shop.injection import LOCATIONS
-from examples.shop.loadtest import LoadTestRun
+from examples.shop.injection import LOCATIONS, Injection
+from examples.shop.loadtest import LoadTestRun, run_load_test
 
 RESULTS = Path(__file__).resolve().parent / "results"
 DEFAULT_JSON = RESULTS / "liao_per_class.json"
@@ -329,6 +333,98 @@ def analyse(
     }
 
 
+def span_tests(
+    name: str, version: str, *, reps: int, duration: float, warmup: float, seed: int
+) -> tuple[list[LoadTestRun], list[LoadTestRun]]:
+    """Load tests of the original and ``version`` with their spans, taking turns.
+
+    :func:`~benchmarks.reproduce_liao.run_oracle` keeps the spans of the
+    fixed workload's original only; these show where a version's requests
+    spend the time they gained.
+    """
+    base: list[LoadTestRun] = []
+    runs: list[LoadTestRun] = []
+    for k in range(reps):
+        for v, out in (("original", base), (version, runs)):
+            inj = Injection() if v == "original" else Injection.parse(v)
+            out.append(
+                run_load_test(inj, rl.SCENARIOS[name], duration=duration, warmup=warmup,
+                              seed=seed + 31 * k + 7, keep_spans=True)
+            )  # fmt: skip
+    return base, runs
+
+
+def span_times(runs: Sequence[LoadTestRun], kind: str) -> dict[str, dict[str, float]]:
+    """Per component (span name) in the traces of ``kind``: mean and median wall and CPU ms.
+
+    ``"response"`` is the load generator's response time of ``kind``
+    (from the scheduled send to the end of the reply).
+    """
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
+    for r in runs:
+        traces = {s["trace_id"] for s in r.spans if s["parent_id"] is None and s["name"] == kind}
+        for s in r.spans:
+            if s["trace_id"] in traces:
+                wall.setdefault(s["name"], []).append((s["end"] - s["start"]) * 1e3)
+                cpu.setdefault(s["name"], []).append(float(s["cpu"]) * 1e3)
+    x, kx = pooled(runs)
+    resp = x[kx == kind]
+    out = {
+        "response": {
+            "n": int(resp.size),
+            "wall_mean": float(resp.mean()) if resp.size else float("nan"),
+            "wall_median": float(np.median(resp)) if resp.size else float("nan"),
+        }
+    }
+    for name, w in wall.items():
+        out[name] = {
+            "n": len(w),
+            "wall_mean": float(np.mean(w)),
+            "wall_median": float(np.median(w)),
+            "cpu_mean": float(np.mean(cpu[name])),
+            "cpu_median": float(np.median(cpu[name])),
+        }
+    return out
+
+
+def root_times(runs: Sequence[LoadTestRun]) -> dict[str, dict[str, float]]:
+    """Per request type: its root span's wall ms (time in the services) and its response ms.
+
+    What the response time holds beyond the root span (the load
+    generator's threads, the connection to the gateway) is the same for
+    every type if it does not change Cliff's delta between types.
+    """
+    roots: dict[str, list[float]] = {}
+    for r in runs:
+        for s in r.spans:
+            if s["parent_id"] is None:
+                roots.setdefault(str(s["name"]), []).append((s["end"] - s["start"]) * 1e3)
+    x, kx = pooled(runs)
+    out = {}
+    for kind, w in sorted(roots.items()):
+        resp = x[kx == kind]
+        out[kind] = {
+            "root_mean": float(np.mean(w)),
+            "root_median": float(np.median(w)),
+            "response_mean": float(resp.mean()) if resp.size else float("nan"),
+            "response_median": float(np.median(resp)) if resp.size else float("nan"),
+        }
+    return out
+
+
+def model_residence(
+    model: rl.Model, name: str, factors: Mapping[str, Any], kind: str
+) -> dict[str, dict[str, float]]:
+    """The model's mean time (ms) of ``kind`` at each station, original and version (analytic)."""
+    net = model.network(rl.SCENARIOS[name])
+    before = net.solve().residence_time[kind]
+    after = net.with_demand_factors(factors).solve().residence_time[kind]
+    out = {s: {"before": before[s] * 1e3, "after": after[s] * 1e3} for s in before}
+    out["total"] = {k: sum(v[k] for v in out.values()) for k in ("before", "after")}
+    return out
+
+
 def run(
     scenarios: Sequence[str],
     versions: Sequence[str],
@@ -340,8 +436,13 @@ def run(
     component_runs: int,
     simulated_requests: int,
     slowdown: bool,
+    span_reps: int,
 ) -> dict[str, Any]:
-    """The load tests, the model and the predictions of reproduce_liao, split per request type."""
+    """The load tests, the model and the predictions of reproduce_liao, split per request type.
+
+    Then ``span_reps`` load tests with spans per version and scenario
+    (:func:`span_tests`): the slowed type's time per component.
+    """
     t0 = time.time()
     load = rl.run_oracle(scenarios, versions, duration=duration, warmup=warmup, reps=reps,
                          seed=seed, bar=None)  # fmt: skip
@@ -374,11 +475,31 @@ def run(
                     simulated_requests,
                 )
             )
+    for row in rows if span_reps > 0 else []:
+        kind = row["slowed_type"]
+        sb, sv = span_tests(row["scenario"], row["version"], reps=span_reps, duration=duration,
+                            warmup=warmup, seed=seed)  # fmt: skip
+        row["spans"] = {
+            "n_runs": span_reps,
+            "before": span_times(sb, kind),
+            "after": span_times(sv, kind),
+            "model_residence": model_residence(
+                model, row["scenario"], row["model"]["demand_factors"], kind
+            ),
+            "types_before": root_times(sb),
+            "model_mean_before": {
+                k: v * 1e3
+                for k, v in model.network(rl.SCENARIOS[row["scenario"]])
+                .solve()
+                .response_time.items()
+            },
+        }
     return {
         "settings": {
             "scenarios": list(scenarios), "versions": list(versions), "duration_s": duration,
             "warmup_s": warmup, "reps": reps, "seed": seed, "component_runs": component_runs,
             "simulated_requests": simulated_requests, "slowdown": slowdown,
+            "span_reps": span_reps,
             "threshold": rl.SMALL_DELTA, "python": sys.version.split()[0],
         },
         "model": {
@@ -459,6 +580,44 @@ def format_text(doc: Mapping[str, Any]) -> str:
             f"{_f(cf['real_model_shares'])}; model at the load tests' shares "
             f"{_f(cf['model_real_shares'])}"
         )
+        if "spans" in row:
+            sp = row["spans"]
+            b, v = sp["before"], sp["after"]
+            parts = []
+            for comp in b:
+                if comp not in v:
+                    continue
+                cell = (
+                    f"{comp} {b[comp]['wall_mean']:.2f} -> {v[comp]['wall_mean']:.2f} "
+                    f"(median {b[comp]['wall_median']:.2f} -> {v[comp]['wall_median']:.2f}"
+                )
+                if "cpu_mean" in b[comp]:
+                    cell += f"; CPU {b[comp]['cpu_mean']:.2f} -> {v[comp]['cpu_mean']:.2f}"
+                parts.append(cell + ")")
+            lines.append(
+                f"   {kind}'s time per component, {sp['n_runs']} load test(s) with spans per "
+                "version (mean wall ms, original -> version): " + "; ".join(parts)
+            )
+            lines.append(
+                f"   model's mean time of {kind} per station (ms, original -> version): "
+                + "; ".join(
+                    f"{s} {r['before']:.2f} -> {r['after']:.2f}"
+                    for s, r in sp["model_residence"].items()
+                )
+            )
+        if "spans" in row:
+            tb, mm = row["spans"]["types_before"], row["spans"]["model_mean_before"]
+            lines.append(
+                "   original, per type (ms): load tests' root span mean/median and response "
+                "median; model mean/median: "
+                + "; ".join(
+                    f"{k} {t['root_mean']:.2f}/{t['root_median']:.2f} "
+                    f"{t['response_median']:.2f}; {mm.get(k, float('nan')):.2f}/"
+                    f"{m['per_type'][k]['before']['median']:.2f}"
+                    for k, t in tb.items()
+                    if k in m["per_type"]
+                )
+            )
         lines.append(
             "   CPU change load tests/model (points): "
             + ", ".join(f"{s} {o['cpu_mpd'][s]:+.2f}/{m['cpu_mpd'][s]:+.2f}" for s in o["cpu_mpd"])
@@ -477,6 +636,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=12.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=20250)
+    parser.add_argument(
+        "--span-reps",
+        type=int,
+        default=2,
+        help="load tests with spans per version, for the time per component (0: none)",
+    )
     parser.add_argument(
         "--json", type=Path, default=DEFAULT_JSON, help="results (and a .txt beside them)"
     )
@@ -497,11 +662,12 @@ def main(argv: list[str] | None = None) -> int:
     settings: dict[str, Any] = {
         "duration": args.duration, "warmup": args.warmup, "reps": args.reps,
         "component_runs": rl.COMPONENT_RUNS, "simulated_requests": rl.SIMULATED_REQUESTS,
-        "slowdown": True,
+        "slowdown": True, "span_reps": args.span_reps,
     }  # fmt: skip
     if args.quick:
         settings = {"duration": 1.5, "warmup": 0.5, "reps": 1, "component_runs": 4,
-                    "simulated_requests": 1_000, "slowdown": False}  # fmt: skip
+                    "simulated_requests": 1_000, "slowdown": False,
+                    "span_reps": min(args.span_reps, 1)}  # fmt: skip
     doc = run(scenarios, versions, seed=args.seed, **settings)
     command = "python -m benchmarks.liao_per_class " + " ".join(
         sys.argv[1:] if argv is None else argv

@@ -77,6 +77,7 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
     text = out.with_suffix(".txt").read_text()
     assert text.startswith("# command: python -m benchmarks.liao_per_class --quick")
     assert "== variant2 L2-High" in text and "== fixed L2-High" in text
+    assert "browse's time per component" in text
     assert [(r["scenario"], r["version"]) for r in doc["rows"]] == [
         ("fixed", "L2-High"),
         ("variant2", "L2-High"),
@@ -96,5 +97,18 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
         # the model's browse requests are the ones the injected wait slows
         assert row["model"]["per_type"]["browse"]["cliffs_delta"] > 0.5
         assert row["model"]["per_type"]["browse"]["median_shift_ms"] > 0.0
+        # the spans of browse traces: the injected wait is CPU in filter_items
+        sp = row["spans"]
+        assert sp["n_runs"] == 1
+        before, after = sp["before"]["filter_items"], sp["after"]["filter_items"]
+        assert after["cpu_mean"] > 2.0 * before["cpu_mean"]
+        assert after["wall_mean"] >= 0.9 * after["cpu_mean"]
+        assert sp["before"]["response"]["n"] > 5
+        res = sp["model_residence"]
+        assert res["catalogue"]["after"] > res["catalogue"]["before"]
+        assert res["total"]["before"] == pytest.approx(
+            sum(v["before"] for k, v in res.items() if k != "total")
+        )
     assert set(doc["aa"]) == {"fixed", "variant2"}
-    assert doc["settings"]["reps"] == 1 and doc["settings"]["slowdown"] is False
+    st = doc["settings"]
+    assert st["reps"] == 1 and st["slowdown"] is False and st["span_reps"] == 1
