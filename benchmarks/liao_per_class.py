@@ -3,7 +3,7 @@
 Command of the committed results::
 
     python -m benchmarks.liao_per_class --scenarios fixed,variant2 --versions L2-High \\
-        --reps 4 --duration 12 --warmup 3 --span-reps 2 \\
+        --reps 3 --duration 12 --warmup 3 --span-reps 2 --repeat 3 \\
         --json benchmarks/results/liao_per_class.json
 
 In the repeated evaluation (``benchmarks/results/liao_rounds.txt``) the model
@@ -626,6 +626,75 @@ def format_text(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The figures of one row that the summary over runs lists.
+SUMMARY_KEYS = (
+    "oracle", "model", "only_slowed_type", "real_with_model_shift", "model_with_real_shift",
+    "real_shift_ms", "model_shift_ms", "slowed_contribution_real", "slowed_contribution_model",
+    "others_contribution_real",
+)  # fmt: skip
+
+
+def row_summary(row: Mapping[str, Any]) -> dict[str, float]:
+    """One row's headline figures (see :data:`SUMMARY_KEYS`)."""
+    o, m, cf, kind = row["oracle"], row["model"], row["counterfactuals"], row["slowed_type"]
+    return {
+        "oracle": o["cliffs_delta"],
+        "model": m["cliffs_delta"],
+        "only_slowed_type": cf["real_only_slowed_type"],
+        "real_with_model_shift": cf["real_with_model_shift"],
+        "model_with_real_shift": cf["model_with_real_shift"],
+        "real_shift_ms": cf["real_shift_ms"],
+        "model_shift_ms": cf["model_shift_ms"],
+        "slowed_contribution_real": o["contributions"][kind],
+        "slowed_contribution_model": m["contributions"][kind],
+        "others_contribution_real": sum(v for k, v in o["contributions"].items() if k != kind),
+    }
+
+
+def repeat_summary(docs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per scenario and version: the headline figures of every run, their mean, the verdicts."""
+    out: dict[str, Any] = {}
+    for doc in docs:
+        for row in doc["rows"]:
+            key = f"{row['scenario']} {row['version']}"
+            entry = out.setdefault(key, {"runs": [], "oracle_regression": [],
+                                         "model_regression": []})  # fmt: skip
+            entry["runs"].append(row_summary(row))
+            entry["oracle_regression"].append(bool(row["oracle"]["regression"]))
+            entry["model_regression"].append(bool(row["model"]["regression"]))
+    for entry in out.values():
+        entry["mean"] = {k: float(np.mean([r[k] for r in entry["runs"]])) for k in SUMMARY_KEYS}
+    return out
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The headline figures per run (one column each) and their mean."""
+    lines = ["== summary: per run, then the mean (whole-mix Cliff's delta unless said)"]
+    labels = {
+        "oracle": "load tests",
+        "model": "model",
+        "only_slowed_type": "load tests, only the slowed type changed",
+        "real_with_model_shift": "load tests' original + model's shift",
+        "model_with_real_shift": "model's original + load tests' shift",
+        "real_shift_ms": "slowed type's median shift ms, load tests",
+        "model_shift_ms": "slowed type's median shift ms, model",
+        "slowed_contribution_real": "slowed type's contribution, load tests",
+        "slowed_contribution_model": "slowed type's contribution, model",
+        "others_contribution_real": "other types' contribution, load tests",
+    }
+    for key, entry in summary.items():
+        verdicts = " ".join(
+            ("R" if o else "-") + "/" + ("R" if m else "-")
+            for o, m in zip(entry["oracle_regression"], entry["model_regression"], strict=True)
+        )
+        lines.append(f"{key}: verdict load tests/model per run {verdicts}")
+        for k in SUMMARY_KEYS:
+            fmt = "+.2f" if k.endswith("_ms") else "+.3f"
+            cells = " ".join(format(r[k], fmt) for r in entry["runs"])
+            lines.append(f"   {labels[k]:<44} {cells}   mean {format(entry['mean'][k], fmt)}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -636,6 +705,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=12.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=20250)
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="independent runs of everything (fresh seeds, load tests, model)",
+    )
     parser.add_argument(
         "--span-reps",
         type=int,
@@ -651,6 +726,8 @@ def main(argv: list[str] | None = None) -> int:
         help="one short load test per version, fixed demands, few runs (a test)",
     )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be >= 1, got {args.repeat}")
     scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     for s in scenarios:
@@ -668,11 +745,18 @@ def main(argv: list[str] | None = None) -> int:
         settings = {"duration": 1.5, "warmup": 0.5, "reps": 1, "component_runs": 4,
                     "simulated_requests": 1_000, "slowdown": False,
                     "span_reps": min(args.span_reps, 1)}  # fmt: skip
-    doc = run(scenarios, versions, seed=args.seed, **settings)
+    docs = []
+    for r in range(args.repeat):
+        docs.append(run(scenarios, versions, seed=rl.round_seed(args.seed, r), **settings))
+    doc: dict[str, Any] = {"runs": docs, "summary": repeat_summary(docs)}
     command = "python -m benchmarks.liao_per_class " + " ".join(
         sys.argv[1:] if argv is None else argv
     )
-    text = f"# command: {command}\n" + format_text(doc)
+    text = f"# command: {command}\n" + "\n\n".join(
+        f"##### run {r + 1} of {len(docs)} (seed {d['settings']['seed']})\n" + format_text(d)
+        for r, d in enumerate(docs)
+    )
+    text += "\n\n" + format_summary(doc["summary"])
     print(text)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"command": command, **doc}, indent=1, default=float) + "\n")

@@ -73,11 +73,18 @@ def test_per_type_reads_shares_and_spreads() -> None:
 def test_quick_run_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "liao_per_class.json"
     assert lp.main(["--quick", "--json", str(out)]) == 0
-    doc = json.loads(out.read_text())
+    whole = json.loads(out.read_text())
+    assert len(whole["runs"]) == 1
+    doc = whole["runs"][0]
     text = out.with_suffix(".txt").read_text()
     assert text.startswith("# command: python -m benchmarks.liao_per_class --quick")
     assert "== variant2 L2-High" in text and "== fixed L2-High" in text
-    assert "browse's time per component" in text
+    assert "browse's time per component" in text and "== summary" in text
+    summary = whole["summary"]["variant2 L2-High"]
+    assert len(summary["runs"]) == 1 and len(summary["oracle_regression"]) == 1
+    row = doc["rows"][1]
+    assert summary["mean"]["oracle"] == row["oracle"]["cliffs_delta"]
+    assert summary["mean"]["model"] == row["model"]["cliffs_delta"]
     assert [(r["scenario"], r["version"]) for r in doc["rows"]] == [
         ("fixed", "L2-High"),
         ("variant2", "L2-High"),
