@@ -192,6 +192,10 @@ def counterfactuals(
       type moved by the model's median shift (ms), against the original;
     * ``model_with_real_shift``: the model's original with the slowed type
       moved by the load tests' median shift, against the model's original;
+    * ``real_with_real_shift`` / ``model_with_model_shift``: each side's
+      original with its own median shift, the same constant shift as the
+      swaps (the swaps are read against these: a version's own response
+      times shift some requests more than others);
     * ``real_model_shares`` / ``model_real_shares``: the whole mix's delta
       with the types weighted by the other side's shares of the original
       (the workload's mix, in the model).
@@ -209,6 +213,10 @@ def counterfactuals(
         "model_shift_ms": model_shift,
         "real_with_model_shift": delta(with_shift(b, kb, kind, model_shift), b),
         "model_with_real_shift": delta(with_shift(mb, mkb, kind, real_shift), mb),
+        # the same constant shifts on each side's own original: the baselines
+        # the two swaps above are read against
+        "real_with_real_shift": delta(with_shift(b, kb, kind, real_shift), b),
+        "model_with_model_shift": delta(with_shift(mb, mkb, kind, model_shift), mb),
         "real_model_shares": reweighted(b, kb, a, ka, kinds, shares),
         "model_real_shares": reweighted(
             mb, mkb, ma, mka, kinds, {k: float(np.mean(kb == k)) for k in kinds}
@@ -573,10 +581,12 @@ def format_text(doc: Mapping[str, Any]) -> str:
         )
         lines.append(
             f"   counterfactual whole-mix deltas: load tests with only {kind} changed "
-            f"{_f(cf['real_only_slowed_type'])}; load tests' original with the model's {kind} "
-            f"shift ({_f(cf['model_shift_ms'], '+.2f')} ms) {_f(cf['real_with_model_shift'])}; "
-            f"model's original with the load tests' shift ({_f(cf['real_shift_ms'], '+.2f')} ms) "
-            f"{_f(cf['model_with_real_shift'])}; load tests at the model's shares "
+            f"{_f(cf['real_only_slowed_type'])}; {kind} moved by a constant, the load tests' "
+            f"median shift ({_f(cf['real_shift_ms'], '+.2f')} ms) or the model's "
+            f"({_f(cf['model_shift_ms'], '+.2f')} ms): load tests' original "
+            f"{_f(cf['real_with_real_shift'])} / {_f(cf['real_with_model_shift'])}, model's "
+            f"original {_f(cf['model_with_real_shift'])} / {_f(cf['model_with_model_shift'])}; "
+            "load tests at the model's shares "
             f"{_f(cf['real_model_shares'])}; model at the load tests' shares "
             f"{_f(cf['model_real_shares'])}"
         )
@@ -628,7 +638,8 @@ def format_text(doc: Mapping[str, Any]) -> str:
 
 #: The figures of one row that the summary over runs lists.
 SUMMARY_KEYS = (
-    "oracle", "model", "only_slowed_type", "real_with_model_shift", "model_with_real_shift",
+    "oracle", "model", "only_slowed_type", "real_with_real_shift", "real_with_model_shift",
+    "model_with_model_shift", "model_with_real_shift",
     "real_shift_ms", "model_shift_ms", "slowed_contribution_real", "slowed_contribution_model",
     "others_contribution_real",
 )  # fmt: skip
@@ -641,7 +652,9 @@ def row_summary(row: Mapping[str, Any]) -> dict[str, float]:
         "oracle": o["cliffs_delta"],
         "model": m["cliffs_delta"],
         "only_slowed_type": cf["real_only_slowed_type"],
+        "real_with_real_shift": cf["real_with_real_shift"],
         "real_with_model_shift": cf["real_with_model_shift"],
+        "model_with_model_shift": cf["model_with_model_shift"],
         "model_with_real_shift": cf["model_with_real_shift"],
         "real_shift_ms": cf["real_shift_ms"],
         "model_shift_ms": cf["model_shift_ms"],
@@ -674,7 +687,9 @@ def format_summary(summary: Mapping[str, Any]) -> str:
         "oracle": "load tests",
         "model": "model",
         "only_slowed_type": "load tests, only the slowed type changed",
+        "real_with_real_shift": "load tests' original + their shift",
         "real_with_model_shift": "load tests' original + model's shift",
+        "model_with_model_shift": "model's original + its shift",
         "model_with_real_shift": "model's original + load tests' shift",
         "real_shift_ms": "slowed type's median shift ms, load tests",
         "model_shift_ms": "slowed type's median shift ms, model",

@@ -56,6 +56,9 @@ def test_counterfactuals_swap_one_thing_at_a_time() -> None:
     assert cf["real_with_model_shift"] == pytest.approx(lp.delta(ma, mb), abs=0.03)
     assert cf["model_with_real_shift"] == pytest.approx(lp.delta(a, b), abs=0.03)
     assert cf["real_model_shares"] == pytest.approx(lp.delta(a, b), abs=0.03)
+    # each side's own shift on its own original: a constant shift is what it was
+    assert cf["real_with_real_shift"] == pytest.approx(lp.delta(a, b), abs=0.03)
+    assert cf["model_with_model_shift"] == pytest.approx(lp.delta(ma, mb), abs=1e-9)
 
 
 def test_per_type_reads_shares_and_spreads() -> None:
