@@ -16,7 +16,9 @@ Per setting (schedule, trials, calls in flight): the flagged count of each
 run, the quantiles of the call levels pooled over the runs, the share of
 calls more than 10% off level 1, the lag-1 autocorrelation of the levels in
 start order (near 0: single slow processes, not slow phases of the machine),
-and the median spread (max / min) of the executions inside a call.
+the median spread (max / min) of the executions inside a call, and the
+median width of the benchmarks' 99% intervals. The settings take turns
+within each run, so the machine's slow spells fall on all of them alike.
 
 Usage::
 
@@ -39,13 +41,14 @@ from benchmarks import _ab_suites as suites
 
 SLOWDOWN = 0.10
 # (schedule, trials, calls in flight): RMIT as the suite once ran it (15
-# trials, two calls in flight), each change alone, as it runs now (30, one),
-# and duet as it runs in the suite.
+# trials, two calls in flight), each change alone, as it ran before (30,
+# one) and as it runs now (60, one), and duet as it runs in the suite.
 SETTINGS = (
     ("rmit", 15, 2),
     ("rmit", 15, 1),
     ("rmit", 30, 2),
     ("rmit", 30, 1),
+    ("rmit", 60, 1),
     ("duet", 15, 2),
 )
 
@@ -80,41 +83,51 @@ def lag1(values: np.ndarray) -> float:
     return float(np.corrcoef(values[:-1], values[1:])[0, 1])
 
 
-def run_setting(
-    url: str, schedule: str, trials: int, concurrency: int, runs: int, count: int, seed: int
+def one_run(
+    url: str, schedule: str, trials: int, concurrency: int, count: int, seed: int
 ) -> dict[str, Any]:
-    """``runs`` runs of the A/B+10% command suite under one setting."""
-    cpus = suites.parse_cpus("last")
-    flagged, levels, spreads, autocorr, seconds = [], [], [], [], []
-    for r in range(runs):
-        suite = suites.Suite(
-            suites.benchmarks(SLOWDOWN, "thread", count),
-            suites.make_target("command", url, cpus),
-            schedule=schedule,
-            calls=trials,
-            repeats=3,
-            concurrency=concurrency,
-        )
-        started = time.monotonic()
-        run = suites.run_suite(suite, rng=seed + r)
-        seconds.append(time.monotonic() - started)
-        flagged.append(suites._covered(run.analyse(), SLOWDOWN))
-        lv = call_levels(run.measurements)
-        levels.append(lv["level"].to_numpy())
-        spreads.append(lv["spread"].to_numpy())
-        autocorr.append(lag1(lv["level"].to_numpy()))
-    pooled = np.concatenate(levels)
+    """One run of the A/B+10% command suite under one setting."""
+    suite = suites.Suite(
+        suites.benchmarks(SLOWDOWN, "thread", count),
+        suites.make_target("command", url, suites.parse_cpus("last")),
+        schedule=schedule,
+        calls=trials,
+        repeats=3,
+        concurrency=concurrency,
+    )
+    started = time.monotonic()
+    run = suites.run_suite(suite, rng=seed)
+    seconds = time.monotonic() - started
+    analysis = run.analyse()
+    lv = call_levels(run.measurements)
+    return {
+        "flagged": suites._covered(analysis, SLOWDOWN),
+        "levels": lv["level"].to_numpy(),
+        "spreads": lv["spread"].to_numpy(),
+        "lag1": lag1(lv["level"].to_numpy()),
+        "widths": [v.change.high - v.change.low for v in analysis.verdicts if v.change],
+        "seconds": seconds,
+    }
+
+
+def summarise(
+    schedule: str, trials: int, concurrency: int, count: int, runs: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """One setting's row over its runs."""
+    pooled = np.concatenate([r["levels"] for r in runs])
+    widths = [w for r in runs for w in r["widths"]]
     return {
         "schedule": schedule,
         "trials": trials,
         "concurrency": concurrency,
-        "flagged": flagged,
+        "flagged": [r["flagged"] for r in runs],
         "benchmarks": count,
         "level_quantiles": np.quantile(pooled, [0.05, 0.25, 0.5, 0.75, 0.95, 1.0]).tolist(),
         "share_off": float(np.mean(np.abs(pooled - 1.0) > 0.10)),
-        "lag1": float(np.nanmedian(autocorr)),
-        "spread": float(np.median(np.concatenate(spreads))),
-        "seconds": float(np.median(seconds)),
+        "lag1": float(np.nanmedian([r["lag1"] for r in runs])),
+        "spread": float(np.median(np.concatenate([r["spreads"] for r in runs]))),
+        "width": float(np.median(widths)) if widths else float("nan"),
+        "seconds": float(np.median([r["seconds"] for r in runs])),
     }
 
 
@@ -122,7 +135,7 @@ def show(rows: Sequence[dict[str, Any]]) -> str:
     head = (
         f"{'schedule':<8} {'trials':>6} {'flight':>6}  {'flagged per run':<16} "
         f"{'level P5   P25  P50  P75  P95  max':<36} {'>10% off':>8} {'lag-1':>6} "
-        f"{'spread':>6} {'s/run':>6}"
+        f"{'spread':>6} {'width':>6} {'s/run':>6}"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
@@ -131,7 +144,7 @@ def show(rows: Sequence[dict[str, Any]]) -> str:
         lines.append(
             f"{r['schedule']:<8} {r['trials']:>6} {r['concurrency']:>6}  {runs:<16} "
             f"      {q:<30} {r['share_off']:>8.2f} {r['lag1']:>6.2f} {r['spread']:>6.2f} "
-            f"{r['seconds']:>6.1f}"
+            f"{r['width']:>6.3f} {r['seconds']:>6.1f}"
         )
     return "\n".join(lines)
 
@@ -154,12 +167,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings: tuple[tuple[str, int, int], ...] = SETTINGS
     if args.quick:
         settings = (("rmit", 4, 2), ("duet", 4, 2))
-    rows = []
+    # Settings take turns within each run, so a slow spell of the machine
+    # falls on all of them rather than on one.
+    done: dict[tuple[str, int, int], list[dict[str, Any]]] = {s: [] for s in settings}
     with suites.server(2, suites.parse_cpus("last")) as url:
-        for schedule, trials, flight in settings:
-            rows.append(
-                run_setting(url, schedule, trials, flight, args.runs, args.benchmarks, args.seed)
-            )
+        for r in range(args.runs):
+            for schedule, trials, flight in settings:
+                done[(schedule, trials, flight)].append(
+                    one_run(url, schedule, trials, flight, args.benchmarks, args.seed + r)
+                )
+    rows = [summarise(*s, args.benchmarks, runs) for s, runs in done.items()]
     print(
         f"A/B+10% on the local command target, {args.benchmarks} benchmarks, 3 repeats "
         f"per call, pinned to CPU {suites.parse_cpus('last')}; flagged: slower with the "

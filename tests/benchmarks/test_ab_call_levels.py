@@ -55,6 +55,9 @@ def test_quick_run_reports_both_schedules(capsys: pytest.CaptureFixture[str]) ->
         assert r[1] == "4" and 0 <= int(r[3]) <= 1
         median_level = float(r[6])
         assert 0.5 < median_level < 2.0
+        # Four trials of three repeats give 12 pairs, enough for a verdict
+        # and so for an interval, whose median width is the second last column.
+        assert float(r[-2]) > 0
 
 
 def test_bad_arguments_are_refused() -> None:
