@@ -292,6 +292,21 @@ def model_samples(
     return mb, mkb, ma, mka
 
 
+def _side(
+    verdict: Mapping[str, Any],
+    samples: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    kind: str,
+    kinds: Sequence[str],
+) -> dict[str, Any]:
+    """One side's verdict (load tests or model) with its per-type split."""
+    return {
+        **{k: verdict[k] for k in ("cliffs_delta", "p_value", "regression", "cpu_mpd")},
+        "per_type": per_type(*samples, kinds),
+        "contributions": contributions(*samples, kinds),
+        "cross": cross_deltas(*samples, kind, kinds),
+    }
+
+
 def analyse(
     name: str,
     version: str,
@@ -317,26 +332,8 @@ def analyse(
         "component": LOCATIONS[version.split("-")[0]],
         "slowed_type": kind,
         "mix": workload.shares(),
-        "oracle": {
-            "cliffs_delta": oracle["cliffs_delta"],
-            "p_value": oracle["p_value"],
-            "regression": oracle["regression"],
-            "cpu_mpd": oracle["cpu_mpd"],
-            "per_type": per_type(*real, kinds),
-            "contributions": contributions(*real, kinds),
-            "cross": cross_deltas(*real, kind, kinds),
-            "n_runs": [len(base), len(runs)],
-        },
-        "model": {
-            "cliffs_delta": pred["cliffs_delta"],
-            "p_value": pred["p_value"],
-            "regression": pred["regression"],
-            "cpu_mpd": pred["cpu_mpd"],
-            "demand_factors": pred["demand_factors"],
-            "per_type": per_type(*sim, kinds),
-            "contributions": contributions(*sim, kinds),
-            "cross": cross_deltas(*sim, kind, kinds),
-        },
+        "oracle": {**_side(oracle, real, kind, kinds), "n_runs": [len(base), len(runs)]},
+        "model": {**_side(pred, sim, kind, kinds), "demand_factors": pred["demand_factors"]},
         "counterfactuals": counterfactuals(real, sim, kind, workload.shares()),
     }
 
