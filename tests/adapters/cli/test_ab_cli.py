@@ -89,10 +89,13 @@ def test_json_run_then_reanalysis_and_agreement(capsys, config, tmp_path) -> Non
 
 @pytest.mark.timing
 def test_human_output_is_a_verdict_table(capsys, config) -> None:
-    code, out, err = _main(capsys, "ab", str(config), "--schedule", "rmit", "--calls", "15",
-                           "--no-progress")  # fmt: skip
+    # RMIT pairs two processes, and a process now and then runs much slower
+    # than the others: with few trials, two in flight, the unchanged
+    # benchmark's 99% interval can miss 0. Forty trials one at a time hold.
+    code, out, err = _main(capsys, "ab", str(config), "--schedule", "rmit", "--calls", "40",
+                           "--concurrency", "1", "--no-progress")  # fmt: skip
     assert code == 0, err
-    assert "suite    rmit, 3 benchmarks, 15 calls x 2 repeats, 2 in flight, seed 3" in out
+    assert "suite    rmit, 3 benchmarks, 40 calls x 2 repeats, 1 in flight, seed 3" in out
     assert "analysis paired by trial (RMIT blocks), 99% CI of the relative median change" in out
     assert "99% CI" in out and "rank-sum p" in out and "Cliff's delta" in out
     assert "plus50" in out and "too few results" in out
