@@ -234,16 +234,18 @@ def test_the_recorded_settings_rebuild_the_target(crate) -> None:
         assert again.config() == config
 
 
-def test_perfstats_run_stops_every_benchmark_by_its_rule_on_the_median(
-    crate, tmp_path: Path
-) -> None:
-    # SuperFlow on each benchmark's median time: every benchmark stops by
-    # its own rule; the round's time is recorded but does not hold the run,
-    # which ends with the last benchmark to stop.
+def test_perfstats_run_stops_every_benchmark_by_its_rule(crate, tmp_path: Path) -> None:
+    # SHARP's CI rule on the mean of each benchmark's median times: every
+    # benchmark stops by its own rule; the round's time is recorded but does
+    # not hold the run, which ends with the last benchmark to stop.
+    # Not a rule on the median of the rounds: quiet's round times have two
+    # modes on these machines (about 0.95 and 1.4 microseconds), and with a
+    # share near one half in the slow one no median interval ever narrows,
+    # while the mean's interval does.
     folder, _ = crate
     res = perfstats(
         ["run", "--target", "criterion", "-t", f"cargo={cargo_command()}",
-         "--rule", "superflow", "-r", "error=0.1", "-r", "q=0.5", "--max-n", "600",
+         "--rule", "ci-width", "-r", "error=0.08", "--max-n", "600",
          "--record", "run.csv", "--no-progress", "--seed", "3",
          "--", str(folder), *CRITERION_QUICK, "^(quiet|medium|noisy)$"],
         tmp_path, timeout=1200,
