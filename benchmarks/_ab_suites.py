@@ -25,20 +25,23 @@ trial. ``covered`` counts the flagged benchmarks whose CI contains the
 injected change (0.10, 0.50). RMIT rows also carry the unpaired analysis
 (``"unpaired"``), resampled by call, for comparison.
 
-RMIT runs four times as many trials as duet runs calls (``--rmit-trials``,
-60 against 15), one call at a time (``--rmit-concurrency``, 1 against
+RMIT runs 60 trials (``--rmit-trials``, four times ElastiBench's 15
+calls), one call at a time (``--rmit-concurrency``, 1 against
 duet's 2: two RMIT calls on the one pinned CPU save little time, and how
 they overlap differs from call to call). One RMIT trial pairs two
 processes, and on this VM a process now and then runs its whole life
 30-100% slower than the other calls of its benchmark and version; with 15
 or 30 trials the 99% interval of the median ratio often reaches the pairs
 they spoil, with 60 seldom. Duet pairs both versions inside one process,
-so the same outliers cancel in its ratios; it keeps ElastiBench's 45
-results per benchmark (15 calls of 3 repeats). ``python -m
-benchmarks.ab_call_levels`` shows the calls' levels under each setting
-(``benchmarks/results/ab_call_levels.txt``; the suite's sensitivity run
-after run: ``ab_idle_rmit60.txt``, and with 30 and 15 trials
-``ab_idle.txt`` and ``ab_idle_rmit15.txt``). ``--suite`` runs one suite
+so the same outliers cancel in its ratios. Duet runs 30 calls of 3
+repeats (``--duet-calls``), twice ElastiBench's 15: with 15 its interval
+reached 0 now and then on the command target (two runs in about seventy
+flagged 3 of 5), with 30 it is a third narrower (``ab_duet_calls.txt``).
+``python -m benchmarks.ab_call_levels`` shows the calls' levels under
+each setting (``benchmarks/results/ab_call_levels.txt``; the suite's
+sensitivity run after run: ``ab_idle_duet30.txt``, with duet's 15 calls
+``ab_idle_rmit60.txt``, and with RMIT's 30 and 15 trials ``ab_idle.txt``
+and ``ab_idle_rmit15.txt``). ``--suite`` runs one suite
 (or a few) with the seeds it has in the full run.
 
 By default the workloads report the CPU time of the executing thread
@@ -53,7 +56,8 @@ Usage::
 
     python -m benchmarks.reproduce_elastibench suites [--quick] [--clock thread|wall]
                                                       [--cpus last|none|0,1] [--suite NAME]
-                                                      [--rmit-trials N] [--json out.json]
+                                                      [--duet-calls N] [--rmit-trials N]
+                                                      [--json out.json]
 """
 
 from __future__ import annotations
@@ -95,6 +99,8 @@ WORKLOAD_SET = (
     ("strings", "strings", 3000, 20),
     ("lcg-long", "lcg", 4000, 40),
 )
+# ElastiBench runs each benchmark in 15 calls of 3 repeats (45 results).
+ELASTIBENCH_CALLS = 15
 SUITES = (("A/A", 0.0), ("A/B+10%", 0.10), ("A/B+50%", 0.50))
 SCHEDULES = ("duet", "rmit")
 TARGETS = ("command", "http")
@@ -296,10 +302,17 @@ def main(argv: list[str] | None = None) -> int:
         "leaving the others to this driver), 'none', or a comma list like 0,1",
     )
     parser.add_argument(
+        "--duet-calls",
+        type=int,
+        default=None,
+        help="duet calls per suite (default: 30, twice ElastiBench's 15; 5 with --quick)",
+    )
+    parser.add_argument(
         "--rmit-trials",
         type=int,
         default=None,
-        help="RMIT trials per suite (default: four times the duet calls, 60; 5 with --quick)",
+        help="RMIT trials per suite (default: four times ElastiBench's 15 calls, 60; "
+        "5 with --quick)",
     )
     parser.add_argument(
         "--rmit-concurrency",
@@ -321,9 +334,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.calls, args.repeats, args.benchmarks = 5, 2, 2
     else:
-        args.calls, args.repeats, args.benchmarks = 15, 3, len(WORKLOAD_SET)
+        args.calls, args.repeats, args.benchmarks = ELASTIBENCH_CALLS, 3, len(WORKLOAD_SET)
     if args.rmit_trials is None:
         args.rmit_trials = args.calls if args.quick else 4 * args.calls
+    if args.duet_calls is None and not args.quick:
+        args.duet_calls = 2 * ELASTIBENCH_CALLS
+    if args.duet_calls is not None:
+        if args.duet_calls < 2:
+            raise SystemExit(f"--duet-calls must be at least 2; got {args.duet_calls}")
+        args.calls = args.duet_calls
     if args.rmit_trials < 2:
         raise SystemExit(f"--rmit-trials must be at least 2; got {args.rmit_trials}")
     if args.rmit_concurrency < 1 or args.concurrency < 1:

@@ -24,6 +24,7 @@ Usage::
 
     python -m benchmarks.ab_call_levels --runs 3 > benchmarks/results/ab_call_levels.txt
     python -m benchmarks.ab_call_levels --quick --runs 1 --benchmarks 1
+    python -m benchmarks.ab_call_levels --runs 5 --setting duet:15:2 --setting duet:30:2
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from benchmarks import _ab_suites as suites
 SLOWDOWN = 0.10
 # (schedule, trials, calls in flight): RMIT as the suite once ran it (15
 # trials, two calls in flight), each change alone, as it ran before (30,
-# one) and as it runs now (60, one), and duet as it runs in the suite.
+# one) and as it runs now (60, one), and duet with ElastiBench's 15 calls
+# and as it runs in the suite (30).
 SETTINGS = (
     ("rmit", 15, 2),
     ("rmit", 15, 1),
@@ -50,7 +52,34 @@ SETTINGS = (
     ("rmit", 30, 1),
     ("rmit", 60, 1),
     ("duet", 15, 2),
+    ("duet", 30, 2),
 )
+
+
+def parse_setting(text: str) -> tuple[str, int, int]:
+    """``"duet:30:2"`` as ``("duet", 30, 2)``: schedule, trials or calls, calls in flight.
+
+    Examples
+    --------
+    >>> parse_setting("rmit:60:1")
+    ('rmit', 60, 1)
+    """
+    parts = text.split(":")
+    if len(parts) != 3 or parts[0] not in ("duet", "rmit"):
+        raise argparse.ArgumentTypeError(
+            f"a setting is SCHEDULE:TRIALS:FLIGHT with SCHEDULE duet or rmit; got {text!r}"
+        )
+    try:
+        trials, flight = int(parts[1]), int(parts[2])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"TRIALS and FLIGHT must be integers; got {text!r}"
+        ) from None
+    if trials < 2 or flight < 1:
+        raise argparse.ArgumentTypeError(
+            f"a setting needs at least 2 trials and 1 call in flight; got {text!r}"
+        )
+    return parts[0], trials, flight
 
 
 def call_levels(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -158,13 +187,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help="one short run of RMIT and duet, for the tests"
     )
+    parser.add_argument(
+        "--setting",
+        action="append",
+        type=parse_setting,
+        metavar="SCHEDULE:TRIALS:FLIGHT",
+        help="a setting to run, e.g. duet:30:2 (repeatable; default: the seven of SETTINGS)",
+    )
     parser.add_argument("--seed", type=int, default=777000)
     args = parser.parse_args(argv)
     if args.runs < 1:
         raise SystemExit(f"--runs must be at least 1; got {args.runs}")
     if not 1 <= args.benchmarks <= len(suites.WORKLOAD_SET):
         raise SystemExit(f"--benchmarks must be 1 to {len(suites.WORKLOAD_SET)}")
-    settings: tuple[tuple[str, int, int], ...] = SETTINGS
+    settings: tuple[tuple[str, int, int], ...] = tuple(args.setting or SETTINGS)
+    if len(set(settings)) != len(settings):
+        raise SystemExit("each --setting may be given once")
     if args.quick:
         settings = (("rmit", 4, 2), ("duet", 4, 2))
     # Settings take turns within each run, so a slow spell of the machine

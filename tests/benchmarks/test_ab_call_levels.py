@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 
 import numpy as np
@@ -65,3 +66,13 @@ def test_bad_arguments_are_refused() -> None:
         ab_call_levels.main(["--runs", "0"])
     with pytest.raises(SystemExit, match="--benchmarks"):
         ab_call_levels.main(["--benchmarks", "9"])
+
+
+def test_a_setting_is_schedule_trials_and_calls_in_flight() -> None:
+    assert ab_call_levels.parse_setting("duet:30:2") == ("duet", 30, 2)
+    for bad, why in (("duet:30", "SCHEDULE:TRIALS:FLIGHT"), ("fifo:30:2", "duet or rmit"),
+                     ("rmit:x:1", "integers"), ("rmit:1:1", "at least 2 trials")):  # fmt: skip
+        with pytest.raises(argparse.ArgumentTypeError, match=why):
+            ab_call_levels.parse_setting(bad)
+    with pytest.raises(SystemExit, match="once"):
+        ab_call_levels.main(["--setting", "duet:15:2", "--setting", "duet:15:2"])

@@ -139,7 +139,8 @@ def test_elastibench_suites_part_reaches_the_suite_runner(capsys) -> None:
 def test_suites_part_runs_one_chosen_suite_with_the_full_runs_seeds(tmp_path: Path) -> None:
     module = load_benchmark("reproduce_elastibench")
     out = tmp_path / "one.json"
-    argv = ["suites", "--quick", "--suite", "A/B+10%", "--rmit-trials", "4", "--seed", "7"]
+    argv = ["suites", "--quick", "--suite", "A/B+10%", "--rmit-trials", "4", "--duet-calls", "6",
+            "--seed", "7"]  # fmt: skip
     assert module.main([*argv, "--json", str(out)]) == 0
     res = json.loads(out.read_text())
     rows = res["rows"]
@@ -153,16 +154,17 @@ def test_suites_part_runs_one_chosen_suite_with_the_full_runs_seeds(tmp_path: Pa
     # The second suite of the full run: its rows keep the seeds they have there.
     assert sorted(r["seed"] for r in rows) == [107, 108, 117, 118]
     assert res["settings"]["suites"] == ["A/B+10%"]
-    assert res["settings"]["rmit_trials"] == 4
+    assert res["settings"]["rmit_trials"] == 4 and res["settings"]["calls"] == 6
     for row in rows:
         assert row["failed"] == 0 and row["lost"] == 0
         assert row["slower"] + row["faster"] + row["unchanged"] + row["too_few"] == 2
     # Four RMIT trials of two repeats give 8 pairs, under the 10 a verdict
     # needs: those rows judge nothing, and only the duet pair is compared.
     assert all(r["too_few"] == 2 for r in rows if r["schedule"] == "rmit")
-    assert [(a["first"], a["second"]) for a in res["agreement"]] == [
-        ("duet/command", "duet/http")
-    ]
+    assert [(a["first"], a["second"]) for a in res["agreement"]] == [("duet/command", "duet/http")]
+
+    with pytest.raises(SystemExit, match="--duet-calls must be at least 2"):
+        module.main(["suites", "--quick", "--duet-calls", "1"])
 
 
 def test_the_experiments_figure_draws_every_benchmark(tmp_path: Path) -> None:
