@@ -291,6 +291,65 @@ def with_calibration(
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Settings:
+    """How an evaluation measures: its load tests, component benchmarks, model and simulation.
+
+    :func:`evaluate` takes these as keywords; :func:`calibrated_model` and
+    the per-request-type evaluation (``benchmarks/liao_per_class.py``) take
+    them as one object.
+    """
+
+    duration: float
+    warmup: float
+    reps: int
+    component_runs: int = COMPONENT_RUNS
+    simulated_requests: int = SIMULATED_REQUESTS
+    service_times: str = "measured"
+    slowdown: bool = True
+    calibration_load: float = CALIBRATION_LOAD
+    original_every: int = ORIGINAL_EVERY
+
+
+def calibrated_model(
+    runs: Sequence[LoadTestRun],
+    settings: Settings,
+    *,
+    seed: int,
+    calibration_runs: list[LoadTestRun] | None = None,
+    on_calibration: Callable[[list[LoadTestRun]], None] | None = None,
+    bar: tqdm | None = None,
+) -> tuple[Model, dict[str, Any] | None]:
+    """The model of the original's load tests ``runs``, and what its calibration ran.
+
+    :func:`build_model`, then with ``settings.slowdown`` the calibration load
+    tests (``calibration_runs`` if given, else run here by
+    :func:`run_calibration` at ``settings.calibration_load`` and handed to
+    ``on_calibration``) and :func:`with_calibration`. The second value
+    describes the calibration for the results (``None`` without one).
+    """
+    model = build_model(runs, service_times=settings.service_times)
+    if not settings.slowdown:
+        return model, None
+    cal_workload = calibration_workload(model, settings.calibration_load)
+    if calibration_runs is None:
+        if bar is not None:
+            bar.set_postfix_str("calibration load test")
+        calibration_runs = run_calibration(
+            cal_workload, duration=settings.duration, warmup=settings.warmup, seed=seed,
+            station=busiest_station(model),
+        )  # fmt: skip
+        if on_calibration is not None:
+            on_calibration(calibration_runs)
+    model = with_calibration(model, runs, calibration_runs)
+    return model, {
+        "target_load": settings.calibration_load,
+        "workload": {"rate": cal_workload.rate, "mix": dict(cal_workload.mix)},
+        "runs": [run_summary(r) for r in calibration_runs],
+        "load_tests_s": float(sum(r.wall_s for r in calibration_runs)),
+    }
+
+
 # --- the oracle -------------------------------------------------------------
 
 
@@ -766,25 +825,15 @@ def evaluate(
     import networkx  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    model = build_model(load_runs["fixed"][0], service_times=service_times)
-    calibration: dict[str, Any] | None = None
-    if slowdown:
-        cal_workload = calibration_workload(model, calibration_load)
-        if calibration_runs is None:
-            bar.set_postfix_str("calibration load test")
-            calibration_runs = run_calibration(
-                cal_workload, duration=duration, warmup=warmup, seed=seed,
-                station=busiest_station(model),
-            )  # fmt: skip
-            if on_calibration is not None:
-                on_calibration(calibration_runs)
-        model = with_calibration(model, load_runs["fixed"][0], calibration_runs)
-        calibration = {
-            "target_load": calibration_load,
-            "workload": {"rate": cal_workload.rate, "mix": dict(cal_workload.mix)},
-            "runs": [run_summary(r) for r in calibration_runs],
-            "load_tests_s": float(sum(r.wall_s for r in calibration_runs)),
-        }
+    settings = Settings(
+        duration=duration, warmup=warmup, reps=reps, component_runs=component_runs,
+        simulated_requests=simulated_requests, service_times=service_times, slowdown=slowdown,
+        calibration_load=calibration_load, original_every=original_every,
+    )  # fmt: skip
+    model, calibration = calibrated_model(
+        load_runs["fixed"][0], settings, seed=seed, calibration_runs=calibration_runs,
+        on_calibration=on_calibration, bar=bar,
+    )  # fmt: skip
     t_model = model.wall_s
     out: dict[str, Any] = {}
     wall_load = 0.0
