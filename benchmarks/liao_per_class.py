@@ -448,7 +448,7 @@ def run(
     load = rl.run_oracle(scenarios, versions, duration=duration, warmup=warmup,
                          reps=settings.reps, seed=seed, bar=None,
                          original_every=settings.original_every)  # fmt: skip
-    model, _ = rl.calibrated_model(load["fixed"][0], settings, seed=seed)
+    model, calibration = rl.calibrated_model(load["fixed"][0], settings, seed=seed)
     rows = []
     aa = {}
     for name in scenarios:
@@ -497,13 +497,14 @@ def run(
             "warmup_s": warmup, "reps": settings.reps, "seed": seed,
             "component_runs": settings.component_runs,
             "simulated_requests": settings.simulated_requests, "slowdown": settings.slowdown,
-            "span_reps": span_reps,
+            "calibration_drives": settings.calibration_drives, "span_reps": span_reps,
             "threshold": rl.SMALL_DELTA, "python": sys.version.split()[0],
         },
         "model": {
             "demands_ms": {s: {k: v * 1e3 for k, v in d.items()} for s, d in model.demands.items()},
             "scv": model.scv,
             "slowdown": model.slowdown,
+            "calibration": calibration,
         },
         "aa": aa,
         "rows": rows,
@@ -528,6 +529,26 @@ def format_text(doc: Mapping[str, Any]) -> str:
             for s, d in doc["model"]["demands_ms"].items()
         ) + "; scv " + ", ".join(f"{s} {v:.3f}" for s, v in doc["model"]["scv"].items()),
     ]  # fmt: skip
+    cal = doc["model"].get("calibration")
+    if cal is not None:
+        lines.append(
+            "calibration load tests of the original (model load "
+            f"{cal['target_load']:g}): "
+            + "; ".join(
+                f"{'+'.join(w['mix'])} {w['rate']:.0f}/s for {w['station']}, "
+                f"{len(w['runs'])} test(s), CPU % "
+                + " ".join(
+                    f"{s[:3]} {np.mean([r['cpu_percent'][s] for r in w['runs']]):.0f}"
+                    for s in w["runs"][0]["cpu_percent"]
+                )
+                for w in cal["workloads"]
+            )
+            + "; slowdown by calls in flight 1, 2, ...: "
+            + "; ".join(
+                f"{s} " + ("none" if t is None else " ".join(f"{g:.3f}" for g in t))
+                for s, t in doc["model"]["slowdown"].items()
+            )
+        )
     for name, aa in doc["aa"].items():
         lines.append(
             f"A/A {name} (originals pairwise, max |delta|): "
@@ -726,9 +747,16 @@ def main(argv: list[str] | None = None) -> int:
         "--json", type=Path, default=DEFAULT_JSON, help="results (and a .txt beside them)"
     )
     parser.add_argument(
+        "--calibration-drives",
+        default="every",
+        choices=rl.CALIBRATION_DRIVES,
+        help="calibration load tests for every station (default) or the busiest only "
+        "(reproduce_liao's --calibration-drives)",
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
-        help="one short load test per version, fixed demands, few runs (a test)",
+        help="one short load test per version, short calibration tests, few runs (a test)",
     )
     args = parser.parse_args(argv)
     if args.repeat < 1:
@@ -741,11 +769,13 @@ def main(argv: list[str] | None = None) -> int:
     for v in versions:
         if v not in rl.VERSIONS:
             parser.error(f"unknown version {v!r}; choose from {', '.join(rl.VERSIONS)}")
-    settings = rl.Settings(duration=args.duration, warmup=args.warmup, reps=args.reps)
+    settings = rl.Settings(duration=args.duration, warmup=args.warmup, reps=args.reps,
+                           calibration_drives=args.calibration_drives)  # fmt: skip
     span_reps = args.span_reps
     if args.quick:
         settings = rl.Settings(duration=1.5, warmup=0.5, reps=1, component_runs=4,
-                               simulated_requests=1_000, slowdown=False)  # fmt: skip
+                               simulated_requests=1_000,
+                               calibration_drives=args.calibration_drives)  # fmt: skip
         span_reps = min(args.span_reps, 1)
     docs = [
         run(scenarios, versions, settings, seed=rl.round_seed(args.seed, r), span_reps=span_reps)
