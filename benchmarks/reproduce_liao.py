@@ -27,18 +27,23 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
 * **Slowdown under load (beyond the paper).** A CPython service spends more
   CPU per call the more calls it serves at once (its threads take turns
   every switch interval), which a model with fixed demands misses when a
-  regression pushes a service towards saturation. A calibration load test
-  of the *original* version (``--calibration-load``: the request type that
-  loads the model's busiest station most, at the rate the model says puts
-  it at that utilisation) measures each service's CPU per call against the
-  calls in flight; the stations become load-dependent
+  regression pushes a service towards saturation. Calibration load tests
+  of the *original* version measure each service's CPU per call against
+  the calls in flight: one workload per request type that drives a
+  station (``--calibration-drives every``, the default: every station is
+  driven by the request type that spends the largest share of its demand
+  there, at the rate the model says puts the station at
+  ``--calibration-load``; so checkout drives pricing and browse the
+  catalogue and the gateway), or only the busiest station's
+  (``--calibration-drives busiest``). The stations become load-dependent
   (``perfstats.system.queueing.Station(slowdown=...)``) and their demands those of
-  a request served alone. The calibration's single request type also gets
-  its demand at each service it visits from that test's utilisation law
-  (exact for one type, where splitting a mixed test's CPU by span time is
-  not); the other types share the rest of the mixed test's CPU. Nothing of
-  a regressed version enters the model. ``--slowdown none`` gives the
-  paper's load-independent stations without a calibration.
+  a request served alone. Each calibration workload's single request type
+  also gets its demand at each service it visits from that workload's
+  utilisation law (exact for one type, where splitting a mixed test's CPU
+  by span time is not); the other types share the rest of the mixed
+  test's CPU. Nothing of a regressed version enters the model.
+  ``--slowdown none`` gives the paper's load-independent stations without
+  a calibration.
 * **Prediction.** Per version: the shop's component test suites before and
   after (30 runs each, and a cProfile profile), then the pipeline of
   :func:`perfstats.detect_system_regression` (local deviations, mapping onto
@@ -94,7 +99,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from tqdm import tqdm
@@ -137,6 +142,8 @@ CALIBRATION_REPS = 3
 # Calibration tests in all, at most, while the busiest station's slowdown
 # table still lacks calls (see run_calibration).
 CALIBRATION_MAX_REPS = 8
+#: Which stations the calibration load tests drive (calibration_targets).
+CALIBRATION_DRIVES = ("every", "busiest")
 
 
 @dataclass(frozen=True)
@@ -207,23 +214,61 @@ def busiest_station(model: Model) -> str:
     return max(offered, key=offered.__getitem__)
 
 
-def calibration_workload(model: Model, load: float = CALIBRATION_LOAD) -> Workload:
-    """The calibration load test's workload, from the load-independent model.
+def station_driver(model: Model, station: str) -> str:
+    """The request type that spends the largest share of its demand at ``station``.
 
-    The busiest station under the fixed workload is the one a regression
-    pushes towards saturation first. One request type drives it: the type
-    that spends the largest share of its demand there (it loads the other
-    services least), at the rate that puts the station at ``load``.
+    It drives the station while loading the other services least.
     """
-    if not 0.0 < load < 1.0:
-        raise ValueError(f"calibration load must be in (0, 1), got {load!r}")
-    busiest = busiest_station(model)
     total: dict[str, float] = {}
     for d in model.demands.values():
         for kind, v in d.items():
             total[kind] = total.get(kind, 0.0) + v
-    kind = max(model.demands[busiest], key=lambda k: model.demands[busiest][k] / total[k])
+    own = model.demands[station]
+    return max(own, key=lambda k: own[k] / total[k])
+
+
+def calibration_workload(model: Model, load: float = CALIBRATION_LOAD) -> Workload:
+    """The busiest station's calibration load test's workload, from the load-independent model.
+
+    The busiest station under the fixed workload is the one a regression
+    pushes towards saturation first. One request type drives it
+    (:func:`station_driver`), at the rate that puts the station at ``load``.
+    """
+    if not 0.0 < load < 1.0:
+        raise ValueError(f"calibration load must be in (0, 1), got {load!r}")
+    busiest = busiest_station(model)
+    kind = station_driver(model, busiest)
     return Workload(load / model.demands[busiest][kind], {kind: 1.0})
+
+
+def calibration_targets(
+    model: Model, load: float = CALIBRATION_LOAD, drives: str = "every"
+) -> list[tuple[str, Workload]]:
+    """The calibration load tests' workloads, each with the station that sets its rate.
+
+    ``drives="busiest"``: :func:`calibration_workload` only. ``"every"``:
+    every station is driven by its :func:`station_driver`, and each such
+    request type runs alone at the rate that puts the most loaded of the
+    stations it drives at ``load`` (by the load-independent model), so that
+    no station lacks a slowdown table because the busiest one's request
+    type never reaches it (a checkout never reaches the catalogue). The
+    workloads come in order of their stations' load under the fixed
+    workload, the busiest's first.
+    """
+    if drives not in CALIBRATION_DRIVES:
+        raise ValueError(f"drives must be one of {CALIBRATION_DRIVES}, got {drives!r}")
+    if drives == "busiest":
+        return [(busiest_station(model), calibration_workload(model, load))]
+    if not 0.0 < load < 1.0:
+        raise ValueError(f"calibration load must be in (0, 1), got {load!r}")
+    offered = model.network(SCENARIOS["fixed"]).offered_load()
+    targets: dict[str, tuple[str, float]] = {}
+    for station in sorted(offered, key=offered.__getitem__, reverse=True):
+        kind = station_driver(model, station)
+        rate = load / model.demands[station][kind]
+        if kind not in targets or rate < targets[kind][1]:
+            targets[kind] = (station, rate)
+    return [(station, Workload(rate, {kind: 1.0})) for kind, (station, rate) in targets.items()]
 
 
 def run_calibration(
@@ -274,14 +319,17 @@ def build_model(runs: Sequence[LoadTestRun], *, service_times: str = "measured")
 
 
 def with_calibration(
-    model: Model, runs: Sequence[LoadTestRun], calibration: Sequence[LoadTestRun]
+    model: Model,
+    runs: Sequence[LoadTestRun],
+    calibration: Sequence[LoadTestRun] | Sequence[Sequence[LoadTestRun]],
 ) -> Model:
     """``model`` (built from ``runs``) with load-dependent stations from ``calibration``.
 
     ``calibration``: load tests of the original version at a higher load
-    (:func:`run_calibration`); each service's slowdown with the calls in
-    flight comes from them, and the demands become those of a request
-    served alone (:func:`perfstats.calibrate` with a calibration).
+    (:func:`run_calibration`), one list of them or one list per calibration
+    workload; each service's slowdown with the calls in flight comes from
+    them, and the demands become those of a request served alone
+    (:func:`perfstats.calibrate` with a calibration).
     """
     t0 = time.perf_counter()
     cal = calibrate(runs, calibration, stations=ORDER, service_times=model.service_times)
@@ -289,6 +337,94 @@ def with_calibration(
         model, calibration=cal, load_dependent=True,
         wall_s=model.wall_s + time.perf_counter() - t0,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How an evaluation measures: its load tests, component benchmarks, model and simulation.
+
+    :func:`evaluate` takes these as keywords; :func:`calibrated_model` and
+    the per-request-type evaluation (``benchmarks/liao_per_class.py``) take
+    them as one object.
+    """
+
+    duration: float
+    warmup: float
+    reps: int
+    component_runs: int = COMPONENT_RUNS
+    simulated_requests: int = SIMULATED_REQUESTS
+    service_times: str = "measured"
+    slowdown: bool = True
+    calibration_load: float = CALIBRATION_LOAD
+    calibration_drives: str = "every"
+    original_every: int = ORIGINAL_EVERY
+
+
+def calibrated_model(
+    runs: Sequence[LoadTestRun],
+    settings: Settings,
+    *,
+    seed: int,
+    calibration_runs: Sequence[LoadTestRun] | Sequence[Sequence[LoadTestRun]] | None = None,
+    on_calibration: Callable[[list[list[LoadTestRun]]], None] | None = None,
+    bar: tqdm | None = None,
+) -> tuple[Model, dict[str, Any] | None]:
+    """The model of the original's load tests ``runs``, and what its calibration ran.
+
+    :func:`build_model`, then with ``settings.slowdown`` the calibration load
+    tests of :func:`calibration_targets` (``calibration_runs`` if given, one
+    list per workload or a flat list for a single one; else run here by
+    :func:`run_calibration`, one workload after the other, and handed to
+    ``on_calibration``) and :func:`with_calibration`. The second value
+    describes the calibration for the results (``None`` without one).
+    """
+    model = build_model(runs, service_times=settings.service_times)
+    if not settings.slowdown:
+        return model, None
+    targets = calibration_targets(model, settings.calibration_load, settings.calibration_drives)
+    if calibration_runs is None:
+        if bar is not None:
+            bar.set_postfix_str("calibration load test")
+        groups = [
+            run_calibration(
+                workload, duration=settings.duration, warmup=settings.warmup,
+                # each workload's seeds follow the previous one's (at most max_reps)
+                seed=seed + 7919 * CALIBRATION_MAX_REPS * i, station=station,
+            )
+            for i, (station, workload) in enumerate(targets)
+        ]  # fmt: skip
+        if on_calibration is not None:
+            on_calibration(groups)
+    elif calibration_runs and isinstance(calibration_runs[0], LoadTestRun):
+        # a flat list (a pickle from before several workloads) is one workload
+        groups = [list(cast(Sequence[LoadTestRun], calibration_runs))]
+    else:
+        groups = [list(g) for g in cast(Sequence[Sequence[LoadTestRun]], calibration_runs)]
+    if len(groups) != len(targets):
+        raise ValueError(
+            f"{len(groups)} calibration workload(s) given, the model needs {len(targets)} "
+            f"({settings.calibration_drives!r})"
+        )
+    model = with_calibration(model, runs, groups)
+    workloads: list[dict[str, Any]] = [
+        {
+            "station": station,
+            "rate": workload.rate,
+            "mix": dict(workload.mix),
+            "runs": [run_summary(r) for r in group],
+            "load_tests_s": float(sum(r.wall_s for r in group)),
+        }
+        for (station, workload), group in zip(targets, groups, strict=True)
+    ]
+    return model, {
+        "target_load": settings.calibration_load,
+        "drives": settings.calibration_drives,
+        # the busiest station's workload, as before several workloads
+        "workload": {"rate": workloads[0]["rate"], "mix": workloads[0]["mix"]},
+        "workloads": workloads,
+        "runs": [run_summary(r) for group in groups for r in group],
+        "load_tests_s": float(sum(w["load_tests_s"] for w in workloads)),
+    }
 
 
 # --- the oracle -------------------------------------------------------------
@@ -741,15 +877,17 @@ def evaluate(
     calibrate: bool = True,
     slowdown: bool = True,
     calibration_load: float = CALIBRATION_LOAD,
-    calibration_runs: list[LoadTestRun] | None = None,
-    on_calibration: Callable[[list[LoadTestRun]], None] | None = None,
+    calibration_runs: Sequence[LoadTestRun] | Sequence[Sequence[LoadTestRun]] | None = None,
+    on_calibration: Callable[[list[list[LoadTestRun]]], None] | None = None,
     original_every: int = ORIGINAL_EVERY,
+    calibration_drives: str = "every",
 ) -> dict[str, Any]:
     """Run the load tests (unless given) and predictions; the JSON document of the results.
 
     ``slowdown`` makes the stations load-dependent, from ``calibration_runs``
     (run here at ``calibration_load`` unless given, and then handed to
-    ``on_calibration``).
+    ``on_calibration``; one list per workload of :func:`calibration_targets`
+    with ``calibration_drives``).
     """
     n_tests = 0
     if load_runs is None:
@@ -766,25 +904,16 @@ def evaluate(
     import networkx  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    model = build_model(load_runs["fixed"][0], service_times=service_times)
-    calibration: dict[str, Any] | None = None
-    if slowdown:
-        cal_workload = calibration_workload(model, calibration_load)
-        if calibration_runs is None:
-            bar.set_postfix_str("calibration load test")
-            calibration_runs = run_calibration(
-                cal_workload, duration=duration, warmup=warmup, seed=seed,
-                station=busiest_station(model),
-            )  # fmt: skip
-            if on_calibration is not None:
-                on_calibration(calibration_runs)
-        model = with_calibration(model, load_runs["fixed"][0], calibration_runs)
-        calibration = {
-            "target_load": calibration_load,
-            "workload": {"rate": cal_workload.rate, "mix": dict(cal_workload.mix)},
-            "runs": [run_summary(r) for r in calibration_runs],
-            "load_tests_s": float(sum(r.wall_s for r in calibration_runs)),
-        }
+    settings = Settings(
+        duration=duration, warmup=warmup, reps=reps, component_runs=component_runs,
+        simulated_requests=simulated_requests, service_times=service_times, slowdown=slowdown,
+        calibration_load=calibration_load, calibration_drives=calibration_drives,
+        original_every=original_every,
+    )  # fmt: skip
+    model, calibration = calibrated_model(
+        load_runs["fixed"][0], settings, seed=seed, calibration_runs=calibration_runs,
+        on_calibration=on_calibration, bar=bar,
+    )  # fmt: skip
     t_model = model.wall_s
     out: dict[str, Any] = {}
     wall_load = 0.0
@@ -931,15 +1060,19 @@ def format_tables(out: dict[str, Any], scenarios: Sequence[str]) -> str:
     if cal is None:
         lines.append("stations: load-independent (the paper's model)")
     else:
-        cpu = "; ".join(
-            ", ".join(f"{s} {r['cpu_percent'][s]:.0f}%" for s in ORDER) for r in cal["runs"]
-        )
-        lines.append(
-            f"calibration: original version, {cal['workload']['rate']:.0f} req/s of "
-            f"{'+'.join(cal['workload']['mix'])} (model load {cal['target_load']:g} at the "
-            f"busiest station), {len(cal['runs'])} load tests, {cal['load_tests_s']:.0f} s; "
-            f"measured CPU {cpu}"
-        )
+        workloads = cal.get("workloads") or [
+            {"station": "the busiest station", **cal["workload"], "runs": cal["runs"],
+             "load_tests_s": cal["load_tests_s"]}
+        ]  # fmt: skip
+        for w in workloads:
+            cpu = "; ".join(
+                ", ".join(f"{s} {r['cpu_percent'][s]:.0f}%" for s in ORDER) for r in w["runs"]
+            )
+            lines.append(
+                f"calibration: original version, {w['rate']:.0f} req/s of "
+                f"{'+'.join(w['mix'])} (model load {cal['target_load']:g} at {w['station']}), "
+                f"{len(w['runs'])} load tests, {w['load_tests_s']:.0f} s; measured CPU {cpu}"
+            )
         for name, table in out["model"]["slowdown"].items():
             cells = "load-independent" if table is None else " ".join(f"{g:.3f}" for g in table)
             lines.append(f"   slowdown {name:<10} by calls in flight 1, 2, ...: {cells}")
@@ -1040,6 +1173,7 @@ def evaluate_rounds(
     simulated_requests: int = SIMULATED_REQUESTS,
     slowdown: bool = True,
     on_partial: Callable[[dict[str, Any]], None] | None = None,
+    calibration_drives: str = "every",
 ) -> dict[str, Any]:
     """A/A load tests of the unchanged shop, then ``rounds`` independent evaluations.
 
@@ -1058,6 +1192,7 @@ def evaluate_rounds(
             "reps": reps, "seed": seed, "round_seeds": [round_seed(seed, r) for r in range(rounds)],
             "aa_seed": seed, "component_runs": component_runs,
             "simulated_requests": simulated_requests, "slowdown": slowdown,
+            "calibration_drives": calibration_drives,
             "scenarios": list(scenarios), "versions": list(versions),
             "shop_switch_interval_s": switch_interval(), "cpu_count": os.cpu_count(),
             "python": sys.version.split()[0], "started_unix": t0,
@@ -1085,7 +1220,7 @@ def evaluate_rounds(
             scenarios, rotated(versions, r, ORIGINAL_EVERY), duration=duration, warmup=warmup,
             reps=reps, seed=round_seed(seed, r), progress=progress,
             component_runs=component_runs, simulated_requests=simulated_requests,
-            slowdown=slowdown,
+            slowdown=slowdown, calibration_drives=calibration_drives,
         )  # fmt: skip
         res["round"] = r
         doc["rounds"].append(res)
@@ -1214,6 +1349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration-load", type=float, default=CALIBRATION_LOAD,
                         help="utilisation (by the model) of the busiest station in the "
                         "calibration load test")
+    parser.add_argument("--calibration-drives", default="every", choices=CALIBRATION_DRIVES,
+                        help="calibration load tests for every station, each driven by the "
+                        "request type that loads it most (default), or for the busiest only")
     parser.add_argument("--calibration", type=Path, default=None,
                         help="pickle of the calibration load tests: read if it exists, "
                         "else written after running them")
@@ -1262,7 +1400,7 @@ def main(argv: list[str] | None = None) -> int:
         with args.calibration.open("rb") as fh:
             calibration_runs = pickle.load(fh)
 
-    def keep_calibration(runs: list[LoadTestRun]) -> None:
+    def keep_calibration(runs: list[list[LoadTestRun]]) -> None:
         if args.calibration is not None:
             args.calibration.parent.mkdir(parents=True, exist_ok=True)
             with args.calibration.open("wb") as fh:
@@ -1274,7 +1412,7 @@ def main(argv: list[str] | None = None) -> int:
         service_times=args.service_times, calibrate=not args.local_md,
         slowdown=args.slowdown == "measured", calibration_load=args.calibration_load,
         calibration_runs=calibration_runs, on_calibration=keep_calibration,
-        original_every=args.original_every,
+        original_every=args.original_every, calibration_drives=args.calibration_drives,
     )
     if args.load_runs is not None:
         # The load tests ran in an earlier process (--save-runs); only the
@@ -1311,6 +1449,7 @@ def _main_rounds(
         scenarios, versions, rounds=args.rounds, aa=args.aa, duration=args.duration,
         warmup=args.warmup, reps=args.reps, seed=args.seed, progress=not args.no_progress,
         slowdown=args.slowdown == "measured", on_partial=write,
+        calibration_drives=args.calibration_drives,
     )  # fmt: skip
     print(format_rounds(doc))
     return 0

@@ -212,6 +212,29 @@ def _observe(runs: Any, what: str, *, need_spans: bool) -> list[_Observed]:
     return out
 
 
+def _is_group(x: Any) -> bool:
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes, Mapping))
+
+
+def _calibration_groups(calibration: Any, *, need_spans: bool) -> list[list[_Observed]]:
+    """Calibration load tests, one list per workload: a flat sequence is one workload."""
+    if isinstance(calibration, (str, bytes, Mapping)) or not isinstance(calibration, Sequence):
+        raise ValueError(
+            "calibration must be a sequence of load tests, or of lists of load tests "
+            f"(one per workload), got {calibration!r}"
+        )
+    if not calibration or not _is_group(calibration[0]):
+        return [_observe(calibration, "calibration", need_spans=need_spans)]
+    if not all(_is_group(g) for g in calibration):
+        raise ValueError(
+            "calibration must hold either load tests or lists of load tests (one per "
+            "workload), not both"
+        )
+    return [
+        _observe(g, f"calibration[{i}]", need_spans=need_spans) for i, g in enumerate(calibration)
+    ]
+
+
 def _stations(runs: Sequence[_Observed], stations: Sequence[str] | None) -> tuple[str, ...]:
     if stations is None:
         names: dict[str, None] = {}
@@ -776,28 +799,35 @@ def _alone_demands(
     demands: Mapping[str, Mapping[str, float]],
     slowdown: Mapping[str, Table | None],
     runs: Sequence[_Observed],
-    calibration: Sequence[_Observed] | None,
+    groups: Sequence[Sequence[_Observed]] | None,
     notes: list[str],
 ) -> dict[str, dict[str, float]]:
     fixed_rates, window = _rates(runs)
-    cal_rates, cal_window = _rates(calibration) if calibration else ({}, 0.0)
+    model_spans = [r.spans for r in runs]
     out = {svc: dict(d) for svc, d in demands.items()}
     for svc, own in demands.items():
         table = slowdown.get(svc)
-        cal = {k: d for k, d in own.items() if cal_rates.get(k, 0.0) > 0}
+        # Demands fixed by the calibration workloads so far, at the speed of ``runs``.
         kept: dict[str, float] = {}
-        if cal and calibration:
-            target = sum(run.busy.get(svc, 0.0) for run in calibration) / cal_window
-            scale = _fit_scale(svc, {}, cal, cal_rates, table, target)
-            if scale is not None:
-                # At the speed of the model's load tests, not the calibration's.
-                speed = speed_ratio(
-                    [r.spans for r in runs], [r.spans for r in calibration], svc, list(cal)
-                )
-                if speed is None:
-                    notes.append(f"{svc}: no component to time the calibration's speed by")
-                    speed = 1.0
-                kept = {k: d * scale * speed for k, d in cal.items()}
+        for i, group in enumerate(groups or ()):
+            cal_rates, cal_window = _rates(group)
+            here = [k for k in own if cal_rates.get(k, 0.0) > 0]
+            new = {k: own[k] for k in here if k not in kept}
+            if not new:
+                continue
+            where = "" if len(groups or ()) == 1 else f" (calibration workload {i})"
+            speed = speed_ratio(model_spans, [r.spans for r in group], svc, here)
+            # a type an earlier workload fixed runs here at this workload's speed
+            held = {k: kept[k] / (speed or 1.0) for k in here if k in kept}
+            target = sum(run.busy.get(svc, 0.0) for run in group) / cal_window
+            scale = _fit_scale(svc, held, new, cal_rates, table, target)
+            if scale is None:
+                continue
+            # At the speed of the model's load tests, not the calibration's.
+            if speed is None:
+                notes.append(f"{svc}: no component to time the calibration's speed by{where}")
+                speed = 1.0
+            kept.update({k: d * scale * speed for k, d in new.items()})
         if table is None and not kept:
             continue
         rest = {k: d for k, d in own.items() if k not in kept and fixed_rates.get(k, 0.0) > 0}
@@ -826,7 +856,9 @@ def alone_demands(
     demands: Mapping[str, Mapping[str, float]],
     slowdown: Mapping[str, Table | None],
     runs: Sequence[LoadTest | Mapping[str, Any]],
-    calibration: Sequence[LoadTest | Mapping[str, Any]] | None = None,
+    calibration: Sequence[LoadTest | Mapping[str, Any]]
+    | Sequence[Sequence[LoadTest | Mapping[str, Any]]]
+    | None = None,
 ) -> dict[str, dict[str, float]]:
     """The demands of a request served alone, from the model's load tests and a calibration.
 
@@ -840,7 +872,10 @@ def alone_demands(
       tests (the utilisation law of a test of one type is exact, where
       splitting a mixed test's busy time by span time is not), moved to
       the speed the machine ran ``runs`` at (:func:`speed_ratio`; 1 when
-      no component qualifies, logged);
+      no component qualifies, logged). Given several calibration
+      workloads, each one's types take their demands from its own tests,
+      in order: a type an earlier workload fixed keeps its demand in the
+      later ones' utilisation (moved to their speed);
     * the other types keep their split of ``runs`` and share one factor that
       gives the station its observed utilisation in ``runs``.
 
@@ -857,8 +892,9 @@ def alone_demands(
         Per station its slowdown table (:func:`slowdown_tables`).
     runs : sequence of LoadTest
         The load tests ``demands`` come from (spans may be empty).
-    calibration : sequence of LoadTest, optional
-        Load tests at a higher load, of few request types.
+    calibration : sequence of LoadTest, or sequence of sequences of LoadTest, optional
+        Load tests at a higher load, of few request types: one list of them,
+        or one list per calibration workload.
 
     Returns
     -------
@@ -880,13 +916,13 @@ def alone_demands(
     0.005
     """
     observed = _observe(runs, "runs", need_spans=False)
-    cal = None if calibration is None else _observe(calibration, "calibration", need_spans=False)
+    groups = None if calibration is None else _calibration_groups(calibration, need_spans=False)
     if not isinstance(demands, Mapping) or not isinstance(slowdown, Mapping):
         raise ValueError("demands and slowdown must be mappings keyed by station")
     missing = [s for s in demands if any(s not in r.busy for r in observed)]
     if missing:
         raise ValueError(f"the load tests have no busy_s for station(s) {missing}")
-    return _alone_demands(demands, slowdown, observed, cal, [])
+    return _alone_demands(demands, slowdown, observed, groups, [])
 
 
 # --- the whole calibration --------------------------------------------------------
@@ -1006,7 +1042,9 @@ class Calibration:
 
 def calibrate(
     runs: Sequence[LoadTest | Mapping[str, Any]],
-    calibration: Sequence[LoadTest | Mapping[str, Any]] | None = None,
+    calibration: Sequence[LoadTest | Mapping[str, Any]]
+    | Sequence[Sequence[LoadTest | Mapping[str, Any]]]
+    | None = None,
     *,
     stations: Sequence[str] | None = None,
     service_times: str = "measured",
@@ -1026,10 +1064,14 @@ def calibrate(
         Load tests of the version to model, each with its spans: objects
         with ``spans``, ``busy_s``, ``completions`` and ``window_s``, or
         mappings with those keys.
-    calibration : sequence of LoadTest, optional
+    calibration : sequence of LoadTest, or sequence of sequences of LoadTest, optional
         Load tests of the same version at a higher load, with spans (and a
-        ``cpu`` time on the leaf spans). Without them every station is
-        load-independent, as in the paper.
+        ``cpu`` time on the leaf spans): one list of them, or one list per
+        calibration workload (e.g. one request type each, so that every
+        station is driven by a type that loads it most). The slowdown
+        tables pool every workload's spans; each workload's request types
+        take their demands from its own tests (:func:`alone_demands`).
+        Without them every station is load-independent, as in the paper.
     stations : sequence of str, optional
         The services to model, in order (default: every service of
         ``busy_s``, in order of appearance).
@@ -1080,7 +1122,8 @@ def calibrate(
         )
     observed = _observe(runs, "runs", need_spans=True)
     names = _stations(observed, stations)
-    cal = None if calibration is None else _observe(calibration, "calibration", need_spans=True)
+    groups = None if calibration is None else _calibration_groups(calibration, need_spans=True)
+    cal = None if groups is None else [r for group in groups for r in group]
     if cal is not None:
         missing = [s for s in names if any(s not in r.busy for r in cal)]
         if missing:
@@ -1093,7 +1136,7 @@ def calibrate(
     slowdown: dict[str, Table | None] = dict.fromkeys(names)
     if cal is not None:
         slowdown = slowdown_tables([r.spans for r in cal], names)
-        demands = _alone_demands(demands, slowdown, observed, cal, notes)
+        demands = _alone_demands(demands, slowdown, observed, groups, notes)
     return Calibration(
         stations=names,
         demands=demands,

@@ -121,4 +121,19 @@ def test_quick_run_end_to_end(tmp_path: Path) -> None:
         )
     assert set(doc["aa"]) == {"fixed", "variant2"}
     st = doc["settings"]
-    assert st["reps"] == 1 and st["slowdown"] is False and st["span_reps"] == 1
+    assert st["reps"] == 1 and st["slowdown"] is True and st["span_reps"] == 1
+    assert st["calibration_drives"] == "every"
+    # A calibration workload per request type that drives a station: checkout
+    # the pricing service, browse the catalogue and the gateway (at the rate
+    # of whichever of them it loads more), so that the catalogue, which the
+    # regression slows, has its own slowdown table.
+    cal = doc["model"]["calibration"]
+    assert [w["mix"] for w in cal["workloads"]] == [{"checkout": 1.0}, {"browse": 1.0}]
+    assert cal["workloads"][0]["station"] == "pricing"
+    assert cal["workloads"][1]["station"] in ("catalogue", "gateway")
+    for w in cal["workloads"]:
+        assert len(w["runs"]) >= 3 and all(r["errors"] == 0 for r in w["runs"])
+    tables = doc["model"]["slowdown"]
+    for station in ("pricing", "catalogue"):
+        assert tables[station] is not None and tables[station][0] == 1.0
+    assert "calibration load tests of the original" in text and "browse " in text

@@ -309,3 +309,113 @@ def test_a_calibration_of_one_request_type_fixes_its_demand_by_the_utilisation_l
     assert cal.slowdown["api"] is None
     assert cal.demands["api"]["buy"] == pytest.approx(0.010, rel=1e-9)
     assert cal.demands["api"]["look"] == pytest.approx(0.1 / 60, rel=1e-9)
+
+
+# --- several calibration workloads ---------------------------------------------------
+
+
+def _leaf_calls(kind: str, service: str, groups: dict[int, float], calls: int, tag: str
+                ) -> list[dict[str, Any]]:  # fmt: skip
+    """Requests of ``kind``, one leaf call at ``service`` each, ``calls`` at each in-flight k."""
+    spans = []
+    t = 0.0
+    for k, cpu in groups.items():
+        for g in range(calls // k):
+            spans += [_span(f"{tag}{k}-{g}-{j}", kind, service, t, t + 1.0,
+                            trace=f"{tag}{k}-{g}-{j}", cpu=cpu) for j in range(k)]  # fmt: skip
+            t += 2.0
+    return spans
+
+
+def _three_types(n: int) -> list[dict[str, Any]]:
+    """``n`` requests each of buy, look and ping, one at a time: an api span around a db query.
+
+    Own times (api, db): buy 2 and 6 ms, look 1 and 2 ms, ping 3 and 4 ms.
+    """
+    own = {"buy": (0.002, 0.006), "look": (0.001, 0.002), "ping": (0.003, 0.004)}
+    spans: list[dict[str, Any]] = []
+    t = 0.0
+    for i in range(n):
+        for kind, (api, db) in own.items():
+            root, trace = f"{kind}{i}", f"t{kind}{i}"
+            spans += [
+                _span(root, kind, "api", t, t + api + db, trace=trace),
+                _span(f"q{root}", "query", "db", t + api / 2, t + api / 2 + db, trace=trace,
+                      parent=root),
+            ]  # fmt: skip
+            t += 1.0
+    return spans
+
+
+def test_each_calibration_workload_fixes_its_own_types_demands() -> None:
+    # The model's load test: buy 20/s, look 30/s, ping 10/s over 100 s; the
+    # api busy 30 %, the db 40 %. Two calibration workloads of one type each:
+    # buys at 60/s (api 60 %, db 24 %), whose api calls slow down 1, 1.1, 1.25,
+    # 1.3 with 1..4 in flight, and looks at 100/s (api 20 %, db 50 %), whose db
+    # calls slow down 1, 1.2, 1.4.
+    model_run = _load_test(_three_types(40), {"api": 30.0, "db": 40.0},
+                           {"buy": 2000, "look": 3000, "ping": 1000}, 100.0)  # fmt: skip
+    api_table, db_table = (1.0, 1.1, 1.25, 1.3), (1.0, 1.2, 1.4)
+    buys = _load_test(
+        _leaf_calls("buy", "api", {1: 0.010, 2: 0.011, 3: 0.0125, 4: 0.013}, 120, "b"),
+        {"api": 30.0, "db": 12.0}, {"buy": 3000}, 50.0,
+    )  # fmt: skip
+    looks = _load_test(_leaf_calls("look", "db", {1: 0.004, 2: 0.0048, 3: 0.0056}, 120, "l"),
+                       {"api": 8.0, "db": 20.0}, {"look": 4000}, 40.0)  # fmt: skip
+    cal = calibrate([model_run], [[buys], [looks]])
+    # each station's table comes from the workload that drives it
+    assert cal.slowdown == {"api": api_table, "db": db_table}
+    # every load test's utilisation at every station comes back from the model:
+    # each calibration workload's from its own type's demands, the model's
+    # load test's with ping taking the rest
+    for rates, busy in (
+        ({"buy": 60.0}, {"api": 0.6, "db": 0.24}),
+        ({"look": 100.0}, {"api": 0.2, "db": 0.5}),
+        ({"buy": 20.0, "look": 30.0, "ping": 10.0}, {"api": 0.3, "db": 0.4}),
+    ):
+        util = cal.network(rates).solve().utilization
+        for station, u in busy.items():
+            assert util[station] == pytest.approx(u, abs=1e-8), (rates, station)
+    # without the model's cpu times no component times the machine's speed
+    assert {n.split(":")[0] for n in cal.notes} == {"api", "db"}
+    assert all("calibration workload" in n for n in cal.notes)
+    # The same load tests as one workload: one factor for buy and look, split
+    # by the mixed test's span times, misses each type's own utilisation.
+    pooled = calibrate([model_run], [buys, looks])
+    assert pooled.slowdown == cal.slowdown
+    util = pooled.network({"buy": 60.0}).solve().utilization["api"]
+    assert abs(util - 0.6) > 0.05
+
+
+def test_a_type_fixed_by_an_earlier_workload_is_held_in_a_later_mixed_one() -> None:
+    # Calls alone only (no slowdown tables): the first workload runs buy alone
+    # at 60/s with the api busy 60 %, so buy needs 10 ms there; the second
+    # runs buy and look at 20/s each with the api busy 30 %: look needs
+    # (0.3 - 20 x 10 ms) / 20 = 5 ms, not a share of one factor with buy.
+    # The model's load test (api 45 %) leaves ping (0.45 - 20 x 10 ms - 30 x
+    # 5 ms) / 10 = 10 ms.
+    model_run = _load_test(_three_types(40), {"api": 45.0, "db": 40.0},
+                           {"buy": 2000, "look": 3000, "ping": 1000}, 100.0)  # fmt: skip
+    buys = _load_test(_leaf_calls("buy", "api", {1: 0.010}, 120, "b"), {"api": 30.0, "db": 0.0},
+                      {"buy": 3000}, 50.0)  # fmt: skip
+    both = _load_test(_leaf_calls("look", "api", {1: 0.005}, 120, "l"), {"api": 15.0, "db": 0.0},
+                      {"buy": 1000, "look": 1000}, 50.0)  # fmt: skip
+    cal = calibrate([model_run], [[buys], [both]], stations=["api"])
+    assert cal.slowdown == {"api": None}
+    assert cal.demands["api"]["buy"] == pytest.approx(0.010, rel=1e-9)
+    assert cal.demands["api"]["look"] == pytest.approx(0.005, rel=1e-9)
+    assert cal.demands["api"]["ping"] == pytest.approx(0.010, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("calibration", "match"),
+    [
+        ([[GOOD], GOOD], "not both"),
+        ([[GOOD], []], r"calibration\[1\] must hold at least one load test"),
+        ([[{**GOOD, "spans": []}]], r"calibration\[0\]\[0\] has no spans"),
+        ("tests", "sequence of load tests, or of lists"),
+    ],
+)
+def test_bad_calibration_workloads_are_named(calibration: Any, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        calibrate([GOOD], calibration)
