@@ -35,8 +35,8 @@ or 30 trials the 99% interval of the median ratio often reaches the pairs
 they spoil, with 60 seldom. Duet pairs both versions inside one process,
 so the same outliers cancel in its ratios. Duet runs 30 calls of 3
 repeats (``--duet-calls``), twice ElastiBench's 15: with 15 its interval
-reached 0 now and then on the command target (two runs in about seventy
-flagged 3 of 5), with 30 it is a third narrower (``ab_duet_calls.txt``).
+now and then reached 0 on the command target, with 30 it is narrower
+(``ab_duet_calls.txt``, ``ab_idle_rmit60.txt``).
 ``python -m benchmarks.ab_call_levels`` shows the calls' levels under
 each setting (``benchmarks/results/ab_call_levels.txt``; the suite's
 sensitivity run after run: ``ab_idle_duet30.txt``, with duet's 15 calls

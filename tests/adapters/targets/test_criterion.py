@@ -238,10 +238,9 @@ def test_perfstats_run_stops_every_benchmark_by_its_rule(crate, tmp_path: Path) 
     # SHARP's CI rule on the mean of each benchmark's median times: every
     # benchmark stops by its own rule; the round's time is recorded but does
     # not hold the run, which ends with the last benchmark to stop.
-    # Not a rule on the median of the rounds: quiet's round times have two
-    # modes on these machines (about 0.95 and 1.4 microseconds), and with a
-    # share near one half in the slow one no median interval ever narrows,
-    # while the mean's interval does.
+    # Not a rule on the median of the rounds: a round's time can fall in a
+    # fast or a slow mode of the host, and with a share near one half in the
+    # slow one no median interval ever narrows, while the mean's does.
     folder, _ = crate
     res = perfstats(
         ["run", "--target", "criterion", "-t", f"cargo={cargo_command()}",
