@@ -753,8 +753,8 @@ def main(argv: list[str] | None = None) -> int:
         "--calibration-drives",
         default="every",
         choices=rl.CALIBRATION_DRIVES,
-        help="calibration load tests for every station (default) or the busiest only "
-        "(reproduce_liao's --calibration-drives)",
+        help="calibration load tests for every station (default), the busiest only, or "
+        "every request type alone (reproduce_liao's --calibration-drives)",
     )
     parser.add_argument(
         "--quick",

@@ -34,8 +34,10 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   driven by the request type that spends the largest share of its demand
   there, at the rate the model says puts the station at
   ``--calibration-load``; so checkout drives pricing and browse the
-  catalogue and the gateway), or only the busiest station's
-  (``--calibration-drives busiest``). The stations become load-dependent
+  catalogue and the gateway), only the busiest station's
+  (``--calibration-drives busiest``), or one per request type, each alone
+  (``--calibration-drives types``: no type's demands are then the rest of
+  the mixed test's CPU). The stations become load-dependent
   (``perfstats.system.queueing.Station(slowdown=...)``) and their demands those of
   a request served alone. Each calibration workload's single request type
   also gets its demand at each service it visits from that workload's
@@ -143,7 +145,7 @@ CALIBRATION_REPS = 3
 # table still lacks calls (see run_calibration).
 CALIBRATION_MAX_REPS = 8
 #: Which stations the calibration load tests drive (calibration_targets).
-CALIBRATION_DRIVES = ("every", "busiest")
+CALIBRATION_DRIVES = ("every", "busiest", "types")
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,11 @@ def calibration_targets(
     request type runs alone at the rate that puts the most loaded of the
     stations it drives at ``load`` (by the load-independent model), so that
     no station lacks a slowdown table because the busiest one's request
-    type never reaches it (a checkout never reaches the catalogue). The
+    type never reaches it (a checkout never reaches the catalogue).
+    ``"types"``: every request type runs alone, at the rate that puts the
+    station where it spends most at ``load``, so that no type's demand is
+    what is left of a mixed test's CPU once the others' are taken out (that
+    rest also holds whatever CPU the mix costs beyond its types alone). The
     workloads come in order of their stations' load under the fixed
     workload, the busiest's first.
     """
@@ -264,11 +270,14 @@ def calibration_targets(
     offered = model.network(SCENARIOS["fixed"]).offered_load()
     targets: dict[str, tuple[str, float]] = {}
     for station in sorted(offered, key=offered.__getitem__, reverse=True):
-        kind = station_driver(model, station)
-        rate = load / model.demands[station][kind]
-        if kind not in targets or rate < targets[kind][1]:
-            targets[kind] = (station, rate)
-    return [(station, Workload(rate, {kind: 1.0})) for kind, (station, rate) in targets.items()]
+        own = model.demands[station]
+        kinds = list(own) if drives == "types" else [station_driver(model, station)]
+        for kind in kinds:
+            rate = load / own[kind]
+            if kind not in targets or rate < targets[kind][1]:
+                targets[kind] = (station, rate)
+    order = sorted(targets.items(), key=lambda item: -offered[item[1][0]])
+    return [(station, Workload(rate, {kind: 1.0})) for kind, (station, rate) in order]
 
 
 def run_calibration(
@@ -1351,7 +1360,8 @@ def main(argv: list[str] | None = None) -> int:
                         "calibration load test")
     parser.add_argument("--calibration-drives", default="every", choices=CALIBRATION_DRIVES,
                         help="calibration load tests for every station, each driven by the "
-                        "request type that loads it most (default), or for the busiest only")
+                        "request type that loads it most (default), for the busiest only, or "
+                        "one for each request type alone")
     parser.add_argument("--calibration", type=Path, default=None,
                         help="pickle of the calibration load tests: read if it exists, "
                         "else written after running them")

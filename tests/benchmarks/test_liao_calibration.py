@@ -68,6 +68,18 @@ def test_a_type_driving_the_gateway_alone_gets_its_own_workload() -> None:
     assert targets[0][1].rate == pytest.approx(0.5 / 0.020)
 
 
+def test_with_types_every_request_type_runs_alone_at_its_busiest_station() -> None:
+    targets = rl.calibration_targets(_model(DEMANDS), 0.8, "types")
+    # product spends most at pricing (4 ms), checkout there too (10 ms),
+    # browse at the catalogue (3 ms); pricing is the busiest station
+    assert [(s, dict(w.mix)) for s, w in targets] == [
+        ("pricing", {"product": 1.0}),
+        ("pricing", {"checkout": 1.0}),
+        ("catalogue", {"browse": 1.0}),
+    ]
+    assert [w.rate for _, w in targets] == pytest.approx([0.8 / 0.004, 0.8 / 0.010, 0.8 / 0.003])
+
+
 @pytest.mark.parametrize(
     ("load", "drives", "match"),
     [(1.0, "every", r"calibration load must be in \(0, 1\)"),
