@@ -21,7 +21,7 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -488,6 +488,23 @@ def interrupted_round(target: Any, pid_of: Callable[[], int], join: float = 300)
     os.kill(pid_of(), signal.SIGINT)
     worker.join(join)
     return result["m"]
+
+
+def round_of_some(target: Any, flags: Path, crashing: str, some: Sequence[str]) -> Any:
+    """A round of the series ``some`` after the suite's "crash" flag is set.
+
+    With the flag, ``crashing`` aborts its process whenever it runs: the
+    round of the whole suite fails in it, and the round of ``some`` (which
+    leaves it out) succeeds only if it never starts it.
+    """
+    assert target.invoke().ok
+    set_flag(flags, "crash")
+    assert target.invoke().extra["benchmark"] == crashing
+    m = target.invoke_only(frozenset(some))
+    assert m.ok, m.error
+    assert list(m.series) == list(some)
+    assert all(s.ok for s in m.series.values())
+    return m
 
 
 def round_without(target: Any, flags: Path, kept: str, gone: str) -> Any:

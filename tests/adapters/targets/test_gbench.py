@@ -22,6 +22,7 @@ from support.tool_suites import (
     child_process,
     every_series_stopped_by_rule,
     interrupted_round,
+    round_of_some,
     round_without,
     set_flag,
     stand_in,
@@ -72,16 +73,8 @@ def test_the_cpu_time_metric_and_the_kind_built_from_the_registry(binary: Path) 
 
 def test_a_round_of_some_series_runs_only_those(faulty) -> None:
     target, flags = faulty
-    assert target.invoke().ok
-    # BM_crash now aborts its process whenever it runs: a round of the
-    # whole suite fails in it, a round of two others (one before it, one
-    # after) never starts it.
-    set_flag(flags, "crash")
-    assert target.invoke().extra["benchmark"] == "BM_crash"
-    some = target.invoke_only(frozenset({"BM_noisy", "BM_flaky"}))
-    assert some.ok, some.error
-    assert list(some.series) == ["BM_noisy", "BM_flaky"]
-    assert all(s.ok for s in some.series.values())
+    # One benchmark before the crashing one and one after it.
+    round_of_some(target, flags, "BM_crash", ["BM_noisy", "BM_flaky"])
 
 
 def test_the_users_filter_picks_the_suite(binary: Path) -> None:

@@ -17,6 +17,7 @@ from support.tool_suites import (
     child_process,
     interrupted_round,
     pyperf_script,
+    round_of_some,
     round_without,
     set_flag,
     wait_for_pid,
@@ -52,16 +53,8 @@ def test_each_benchmark_is_a_series_from_a_worker_of_its_own(script: Path) -> No
 
 def test_a_round_of_some_series_starts_only_their_workers(faulty) -> None:
     target, flags = faulty
-    assert target.invoke().ok
-    # "crash" now aborts its worker whenever one starts: a round of the
-    # whole script fails in it, a round of two others (one before it, one
-    # after) never starts it.
-    set_flag(flags, "crash")
-    assert target.invoke().extra["benchmark"] == "crash"
-    some = target.invoke_only(frozenset({"noisy", "flaky"}))
-    assert some.ok, some.error
-    assert list(some.series) == ["noisy", "flaky"]
-    assert all(s.ok for s in some.series.values())
+    # One benchmark before the crashing one and one after it.
+    round_of_some(target, flags, "crash", ["noisy", "flaky"])
 
 
 def test_the_kind_from_the_registry_with_fixed_loops(script: Path) -> None:
