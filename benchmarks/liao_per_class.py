@@ -11,9 +11,9 @@ checkout-heavy mix) at L2-High, a busy wait in the catalogue's
 ``filter_items`` that only ``browse`` requests run, sits just under the
 0.147 threshold where the load tests' mostly lie just over it
 (``benchmarks/results/liao_rounds_busiest.txt``, ``liao_rounds.txt``,
-``liao_rounds_seed30250.txt`` and ``liao_rounds_types.txt``; pooled in
-``liao_pooled_oracle.txt``). This script runs the evaluation's own steps
-(:mod:`benchmarks.reproduce_liao`: the load tests of
+``liao_rounds_seed30250.txt``, ``liao_rounds_types.txt`` and
+``liao_rounds_types_seed30250.txt``; pooled in ``liao_pooled_oracle.txt``).
+This script runs the evaluation's own steps (:mod:`benchmarks.reproduce_liao`: the load tests of
 :func:`~benchmarks.reproduce_liao.run_oracle` with the original between the
 versions, the model of
 :func:`~benchmarks.reproduce_liao.calibrated_model` with its calibration load

@@ -22,6 +22,7 @@ Usage::
         benchmarks/results/liao_rounds.json \\
         benchmarks/results/liao_rounds_seed30250.json \\
         benchmarks/results/liao_rounds_types.json \\
+        benchmarks/results/liao_rounds_types_seed30250.json \\
         --json benchmarks/results/liao_pooled_oracle.json
 
 prints the table and, with ``--json``, also writes it beside the JSON file
