@@ -13,11 +13,12 @@ checkout-heavy mix) at L2-High, a busy wait in the catalogue's
 (``benchmarks/results/liao_rounds_busiest.txt``, ``liao_rounds.txt``,
 ``liao_rounds_seed30250.txt``, ``liao_rounds_types.txt`` and
 ``liao_rounds_types_seed30250.txt``; pooled in ``liao_pooled_oracle.txt``).
-This script runs the evaluation's own steps (:mod:`benchmarks.reproduce_liao`: the load tests of
+This script runs the evaluation's own steps
+(:mod:`benchmarks.reproduce_liao`: the load tests of
 :func:`~benchmarks.reproduce_liao.run_oracle` with the original between the
-versions, the model of
-:func:`~benchmarks.reproduce_liao.calibrated_model` with its calibration load
-tests, the predictions of :func:`~benchmarks.reproduce_liao.predict`) and
+versions, the model of :func:`~benchmarks.reproduce_liao.calibrated_model`
+with its calibration load tests, the predictions of
+:func:`~benchmarks.reproduce_liao.predict`) and
 splits both sides by request type:
 
 * per type: its share of the requests, Cliff's delta and the ratio of the

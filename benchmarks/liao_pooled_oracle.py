@@ -37,12 +37,21 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 #: Share of all rounds that makes a version's verdict clear.
 CLEAR = 0.75
+
+
+class Verdicts(NamedTuple):
+    """One version's verdicts in one round: the load test's and the model's."""
+
+    oracle_delta: float
+    oracle: bool
+    model_delta: float
+    model: bool
 
 
 @dataclass(frozen=True)
@@ -53,8 +62,8 @@ class RoundSet:
     path: str
     scenarios: tuple[str, ...]
     versions: tuple[str, ...]
-    #: rounds[r][scenario][version] = (oracle delta, oracle R, model delta, model R)
-    rounds: tuple[dict[str, dict[str, tuple[float, bool, float, bool]]], ...]
+    #: rounds[r][scenario][version]
+    rounds: tuple[dict[str, dict[str, Verdicts]], ...]
 
 
 def load_set(spec: str) -> RoundSet:
@@ -78,11 +87,11 @@ def load_set(spec: str) -> RoundSet:
     versions = tuple(settings["versions"])
     rounds = []
     for rnd in doc["rounds"]:
-        per: dict[str, dict[str, tuple[float, bool, float, bool]]] = {}
+        per: dict[str, dict[str, Verdicts]] = {}
         for name in scenarios:
             rows = {row["version"]: row for row in rnd[name]}
             per[name] = {
-                v: (
+                v: Verdicts(
                     float(rows[v]["load_test"]["cliffs_delta"]),
                     bool(rows[v]["load_test"]["regression"]),
                     float(rows[v]["model"]["cliffs_delta"]),
@@ -110,7 +119,7 @@ def pool(sets: Sequence[RoundSet]) -> dict[str, Any]:
     if len({s.label for s in sets}) != len(sets):
         raise ValueError("two sets share a label; name them as FILE=LABEL")
     votes = {
-        name: {v: [rnd[name][v][1] for s in sets for rnd in s.rounds] for v in versions}
+        name: {v: [rnd[name][v].oracle for s in sets for rnd in s.rounds] for v in versions}
         for name in scenarios
     }
     n_rounds = sum(len(s.rounds) for s in sets)
@@ -120,7 +129,7 @@ def pool(sets: Sequence[RoundSet]) -> dict[str, Any]:
     for name in scenarios:
         out["versions"][name] = {}
         for v in versions:
-            oracle_d = [rnd[name][v][0] for s in sets for rnd in s.rounds]
+            oracle_d = [rnd[name][v].oracle_delta for s in sets for rnd in s.rounds]
             share = float(np.mean(votes[name][v]))
             out["versions"][name][v] = {
                 "share_regression": share,
@@ -129,7 +138,8 @@ def pool(sets: Sequence[RoundSet]) -> dict[str, Any]:
                 "oracle_delta_median": float(np.median(oracle_d)),
                 "oracle_delta_range": [float(min(oracle_d)), float(max(oracle_d))],
                 "model_delta_median": {
-                    s.label: float(np.median([rnd[name][v][2] for rnd in s.rounds])) for s in sets
+                    s.label: float(np.median([rnd[name][v].model_delta for rnd in s.rounds]))
+                    for s in sets
                 },
             }
     k = 0
@@ -150,7 +160,10 @@ def pool(sets: Sequence[RoundSet]) -> dict[str, Any]:
                     is_clear = out["versions"][name][v]["clear"]
                     decided += 1
                     clear += is_clear
-                    for verdict, tally in ((rnd[name][v][3], model), (rnd[name][v][1], oracle)):
+                    for verdict, tally in (
+                        (rnd[name][v].model, model),
+                        (rnd[name][v].oracle, oracle),
+                    ):
                         if verdict == truth:
                             tally["agree"] += 1
                             tally["agree_clear"] += is_clear
