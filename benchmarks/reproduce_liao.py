@@ -1329,7 +1329,9 @@ def format_rounds(doc: Mapping[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", default="all", choices=[*SCENARIOS, "all"])
+    parser.add_argument("--scenario", default="all",
+                        help=f"a workload ({', '.join(SCENARIOS)}), several comma-separated, "
+                        "or all (default)")
     parser.add_argument("--versions", default=",".join(VERSIONS),
                         help="comma-separated, e.g. L1-High,L2-Low (default: all nine)")
     parser.add_argument("--duration", type=float, default=10.0,
@@ -1374,7 +1376,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
-    scenarios = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    if args.scenario == "all":
+        scenarios = list(SCENARIOS)
+    else:
+        scenarios = [s.strip() for s in args.scenario.split(",") if s.strip()]
+        for s in scenarios:
+            if s not in SCENARIOS:
+                parser.error(f"unknown workload {s!r}; choose from {', '.join(SCENARIOS)} or all")
+        if not scenarios or len(set(scenarios)) < len(scenarios):
+            parser.error(f"--scenario needs distinct workloads, got {args.scenario!r}")
     versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     for v in versions:
         if v not in VERSIONS:

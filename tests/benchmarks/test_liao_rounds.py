@@ -108,3 +108,13 @@ def test_two_short_rounds_end_to_end(tmp_path: Path) -> None:
     assert s["prediction_s"]["min"] > 0.0 and s["load_test_s"]["min"] > 0.0
     row = s["versions"]["L1-High"]
     assert len(row["oracle"]) == 2 and len(row["model_delta"]) == 2
+
+
+@pytest.mark.parametrize("spec", ["variant2,nope", "variant2,variant2", ","])
+def test_scenario_list_is_checked_before_anything_runs(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        sr.main(["--scenario", spec, "--rounds", "1", "--no-progress"])
+    assert exc.value.code == 2
+    assert "workload" in capsys.readouterr().err
