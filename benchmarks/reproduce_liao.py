@@ -65,7 +65,9 @@ shop of ``examples/shop`` (three services on 127.0.0.1):
   workloads taking turns), every pair's Cliff's delta and rank-sum p, and
   the load-test duration (or the number of pooled load tests) that would
   keep ``|delta|`` under "small" (0.147) in 95% of pairs
-  (:func:`aa_summary`). Then ``R`` independent evaluations, each with its
+  (:func:`aa_summary`); ``--aa-pool P`` pools ``P`` load tests into each
+  of the ``K`` samples, the oracle's own sample size when ``P`` is
+  ``--reps``. Then ``R`` independent evaluations, each with its
   own load tests, calibration load tests, component benchmarks and model,
   the versions in another order each round: agreement per workload as
   min/median/max over the rounds, each version's oracle verdict stable
@@ -506,31 +508,47 @@ SMALL_DELTA = 0.147
 Z95 = 1.959963984540054
 
 
-def aa_pairs(runs: Sequence[LoadTestRun]) -> list[dict[str, Any]]:
-    """Every pair of A/A load tests: Cliff's delta, rank-sum p and the oracle's verdict.
+def aa_samples(runs: Sequence[LoadTestRun], pool: int = 1) -> list[np.ndarray]:
+    """The A/A samples: ``pool`` load tests' response times pooled per sample.
 
-    The verdict is :func:`oracle_verdict`'s rule on the two runs alone: a
+    A sample takes every ``len(runs) // pool``-th run, so that its load
+    tests lie apart in time, as a version's repetitions do in a round
+    (:func:`round_order`): sample ``g`` pools runs ``g, g + m, g + 2m, ...``.
+    """
+    if pool < 1 or len(runs) % pool:
+        raise ValueError(f"need pool >= 1 dividing the {len(runs)} A/A runs, got pool={pool}")
+    m = len(runs) // pool
+    return [np.concatenate([r.response_ms for r in runs[g::m]]) for g in range(m)]
+
+
+def aa_pairs(runs: Sequence[LoadTestRun], pool: int = 1) -> list[dict[str, Any]]:
+    """Every pair of A/A samples: Cliff's delta, rank-sum p and the oracle's verdict.
+
+    The samples are :func:`aa_samples`; ``pool`` set to the oracle's
+    ``reps`` makes them the size the oracle judges a version by. The
+    verdict is :func:`oracle_verdict`'s rule on the two samples alone: a
     pair judged a regression is a false alarm the oracle raises by itself.
     """
+    samples = aa_samples(runs, pool)
     out = []
-    for i in range(len(runs)):
-        for j in range(i + 1, len(runs)):
-            dev = perfstats.local_deviation(
-                runs[i].response_ms, runs[j].response_ms, alpha=ALPHA, unit="ms"
-            )
+    for i in range(len(samples)):
+        for j in range(i + 1, len(samples)):
+            dev = perfstats.local_deviation(samples[i], samples[j], alpha=ALPHA, unit="ms")
             out.append(
                 {
                     "pair": [i, j],
                     "cliffs_delta": float(dev.cliffs_delta),
                     "p_value": float(dev.pvalue),
                     "regression": bool(dev.deviated and dev.cliffs_delta > 0),
-                    "n": [int(runs[i].response_ms.size), int(runs[j].response_ms.size)],
+                    "n": [int(samples[i].size), int(samples[j].size)],
                 }
             )
     return out
 
 
-def aa_summary(pairs: Sequence[Mapping[str, Any]], duration: float) -> dict[str, Any]:
+def aa_summary(
+    pairs: Sequence[Mapping[str, Any]], duration: float, pool: int = 1
+) -> dict[str, Any]:
     """The A/A deltas' distribution and the load-test time that would keep them small.
 
     Under no change, Cliff's delta of two samples of sizes ``n1, n2`` has
@@ -543,7 +561,10 @@ def aa_summary(pairs: Sequence[Mapping[str, Any]], duration: float) -> dict[str,
     duration achieves it only when the between-run part alone is below
     ``(0.147 / z95)**2``. ``pooled_runs_needed`` is how many load tests per
     version, pooled, would bring both parts under that bound at this
-    duration (if the runs' drifts are independent).
+    duration (if the runs' drifts are independent). ``duration`` is one
+    load test's; ``pool`` load tests make one sample of the pairs (both
+    parts then scale with ``1 / pool``, and the needs are given per load
+    test).
     """
     if not pairs:
         return {"n_pairs": 0}
@@ -555,12 +576,13 @@ def aa_summary(pairs: Sequence[Mapping[str, Any]], duration: float) -> dict[str,
     observed = float(np.mean(d**2))
     between = max(0.0, observed - sampling)
     bound = (SMALL_DELTA / Z95) ** 2
-    if between >= bound:
+    if between * pool >= bound:
         needed: float | None = None
     else:
-        needed = duration * sampling / (bound - between)
+        # one load test's sampling variance is pool times that of a pooled sample
+        needed = duration * sampling * pool / (bound - between * pool)
     # k runs pooled per side divide both parts by about k (if the runs' drifts are independent)
-    pooled = max(1, int(np.ceil(observed / bound)))
+    pooled = max(1, int(np.ceil(observed * pool / bound)))
     return {
         "n_pairs": int(d.size),
         "abs_delta": {
@@ -576,6 +598,7 @@ def aa_summary(pairs: Sequence[Mapping[str, Any]], duration: float) -> dict[str,
         "sd_sampling": float(np.sqrt(sampling)),
         "sd_between_runs": float(np.sqrt(between)),
         "duration_s": duration,
+        "pool": pool,
         "duration_needed_s": needed,
         "pooled_runs_needed": pooled,
     }
@@ -1183,21 +1206,29 @@ def evaluate_rounds(
     slowdown: bool = True,
     on_partial: Callable[[dict[str, Any]], None] | None = None,
     calibration_drives: str = "every",
+    aa_pool: int = 1,
 ) -> dict[str, Any]:
     """A/A load tests of the unchanged shop, then ``rounds`` independent evaluations.
 
     Every round has its own load tests (the versions interleaved with the
     original, :func:`oracle_schedule`, in an order rotated from round to
     round), its own calibration load tests, component benchmarks and
-    model. ``on_partial`` receives the document after the A/A tests and
-    after each round, so that a long run loses nothing when it is stopped.
+    model. The A/A part pairs ``aa`` samples per workload, each pooling
+    ``aa_pool`` load tests (:func:`aa_samples`). ``on_partial`` receives
+    the document after the A/A tests and after each round, so that a long
+    run loses nothing when it is stopped. ``rounds=0`` runs the A/A part
+    only.
     """
-    if rounds < 1 or aa < 0:
-        raise ValueError(f"need rounds >= 1 and aa >= 0, got rounds={rounds}, aa={aa}")
+    if rounds < 0 or aa < 0 or aa_pool < 1 or rounds + aa == 0:
+        raise ValueError(
+            f"need rounds >= 0, aa >= 0 (not both 0) and aa_pool >= 1, got rounds={rounds}, "
+            f"aa={aa}, aa_pool={aa_pool}"
+        )
     t0 = time.time()
     doc: dict[str, Any] = {
         "settings": {
-            "rounds": rounds, "aa": aa, "duration_s": duration, "warmup_s": warmup,
+            "rounds": rounds, "aa": aa, "aa_pool": aa_pool, "duration_s": duration,
+            "warmup_s": warmup,
             "reps": reps, "seed": seed, "round_seeds": [round_seed(seed, r) for r in range(rounds)],
             "aa_seed": seed, "component_runs": component_runs,
             "simulated_requests": simulated_requests, "slowdown": slowdown,
@@ -1209,16 +1240,18 @@ def evaluate_rounds(
         "aa": {},
         "rounds": [],
     }  # fmt: skip
-    bar = tqdm(total=aa * len(scenarios), disable=not progress, desc="A/A")
+    bar = tqdm(total=aa * aa_pool * len(scenarios), disable=not progress, desc="A/A")
     t_aa = time.time()
-    aa_runs = run_aa(scenarios, aa, duration=duration, warmup=warmup, seed=seed, bar=bar)
+    aa_runs = run_aa(
+        scenarios, aa * aa_pool, duration=duration, warmup=warmup, seed=seed, bar=bar
+    )
     bar.close()
     for name, runs in aa_runs.items():
-        pairs = aa_pairs(runs)
+        pairs = aa_pairs(runs, aa_pool)
         doc["aa"][name] = {
             "runs": [run_summary(r) for r in runs],
             "pairs": pairs,
-            "summary": aa_summary(pairs, duration),
+            "summary": aa_summary(pairs, duration, aa_pool),
         }
     doc["wall_s"] = {"aa": time.time() - t_aa, "rounds": []}
     if on_partial is not None:
@@ -1258,9 +1291,13 @@ def evaluate_rounds(
 def format_rounds(doc: Mapping[str, Any]) -> str:
     """The A/A table, then agreement per workload over the rounds."""
     st = doc["settings"]
+    pool = st.get("aa_pool", 1)
     lines = [
         f"A/A: {st['aa']} load tests of the unchanged shop per workload, "
-        f"{st['duration_s']:g} s each after {st['warmup_s']:g} s warm-up",
+        f"{st['duration_s']:g} s each after {st['warmup_s']:g} s warm-up"
+        if pool == 1
+        else f"A/A: {st['aa']} samples of the unchanged shop per workload, each {pool} load "
+        f"tests pooled, {st['duration_s']:g} s each after {st['warmup_s']:g} s warm-up",
         f"{'workload':<9} {'pairs':>5} {'|d| med':>7} {'p95':>6} {'max':>6} {'<0.147':>6} "
         f"{'p<=.05':>6} {'FA':>3} | {'sd obs':>6} {'sampl':>6} {'betw':>6} | "
         f"{'duration for 95% < 0.147':<26} {'pooled runs':>11}",
@@ -1292,8 +1329,9 @@ def format_rounds(doc: Mapping[str, Any]) -> str:
             )
     lines.append("")
     done = len(doc["rounds"])
-    lines.append(f"{done} of {st['rounds']} rounds, {st['reps']} load test(s) per version "
-                 f"per round; seeds {st['round_seeds'][:done]}")  # fmt: skip
+    if st["rounds"]:
+        lines.append(f"{done} of {st['rounds']} rounds, {st['reps']} load test(s) per version "
+                     f"per round; seeds {st['round_seeds'][:done]}")  # fmt: skip
     for name, s in doc.get("summary", {}).items():
         lines.append(
             f"== {name}: agreement per round {s['agree_per_round']} of {s['n']} "
@@ -1321,9 +1359,10 @@ def format_rounds(doc: Mapping[str, Any]) -> str:
             )
     ws = doc.get("wall_s", {})
     lines.append(
-        f"wall: A/A {ws.get('aa', 0):.0f} s, rounds "
-        + ", ".join(f"{w:.0f}" for w in ws.get("rounds", [])) + " s"
-    )
+        f"wall: A/A {ws.get('aa', 0):.0f} s"
+        + (", rounds " + ", ".join(f"{w:.0f}" for w in ws["rounds"]) + " s"
+           if ws.get("rounds") else "")
+    )  # fmt: skip
     return "\n".join(lines)
 
 
@@ -1373,6 +1412,11 @@ def main(argv: list[str] | None = None) -> int:
                         "load tests per workload; --reps is then per round")
     parser.add_argument("--aa", type=int, default=5,
                         help="A/A load tests of the unchanged shop per workload (with --rounds)")
+    parser.add_argument("--aa-only", action="store_true",
+                        help="run only the A/A load tests of --rounds (no rounds)")
+    parser.add_argument("--aa-pool", type=int, default=1,
+                        help="load tests pooled into each A/A sample, taken apart in time "
+                        "(--reps gives the oracle's own sample size)")
     parser.add_argument("--oracle-only", action="store_true",
                         help="run and save the load tests (needs --save-runs), predict nothing")
     args = parser.parse_args(argv)
@@ -1389,6 +1433,13 @@ def main(argv: list[str] | None = None) -> int:
     for v in versions:
         if v not in VERSIONS:
             parser.error(f"unknown version {v!r}; choose from {', '.join(VERSIONS)}")
+    if args.aa_pool < 1:
+        parser.error(f"--aa-pool needs at least 1 load test, got {args.aa_pool}")
+    if args.aa_only:
+        if args.aa < 2:
+            parser.error(f"--aa-only needs --aa of at least 2 samples, got {args.aa}")
+        args.rounds = 0
+        return _main_rounds(args, scenarios, versions, argv)
     if args.rounds:
         return _main_rounds(args, scenarios, versions, argv)
     load_runs: LoadRuns | None = None
@@ -1469,7 +1520,7 @@ def _main_rounds(
         scenarios, versions, rounds=args.rounds, aa=args.aa, duration=args.duration,
         warmup=args.warmup, reps=args.reps, seed=args.seed, progress=not args.no_progress,
         slowdown=args.slowdown == "measured", on_partial=write,
-        calibration_drives=args.calibration_drives,
+        calibration_drives=args.calibration_drives, aa_pool=args.aa_pool,
     )  # fmt: skip
     print(format_rounds(doc))
     return 0

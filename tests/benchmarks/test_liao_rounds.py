@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks import reproduce_liao as sr
@@ -118,3 +119,79 @@ def test_scenario_list_is_checked_before_anything_runs(
         sr.main(["--scenario", spec, "--rounds", "1", "--no-progress"])
     assert exc.value.code == 2
     assert "workload" in capsys.readouterr().err
+
+
+class _Run:
+    """What aa_samples reads of a load test: its response times."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.response_ms = np.asarray(values, dtype=float)
+
+
+def test_aa_samples_pool_load_tests_apart_in_time() -> None:
+    runs = [_Run([float(k)] * (k + 1)) for k in range(6)]
+    samples = sr.aa_samples(runs, pool=3)  # type: ignore[arg-type]
+    # sample g pools runs g, g + 2, g + 4: spread over the A/A tests as a
+    # version's repetitions are spread over a round
+    assert [sorted(set(s.tolist())) for s in samples] == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    assert [s.size for s in samples] == [1 + 3 + 5, 2 + 4 + 6]
+    assert len(sr.aa_samples(runs)) == 6  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="pool"):
+        sr.aa_samples(runs, pool=4)  # type: ignore[arg-type]
+
+
+def test_aa_summary_states_its_needs_per_load_test_when_samples_are_pooled() -> None:
+    # Pooled samples of three load tests with deltas of 0.1: a single load
+    # test's spread is three times the variance, about (0.1 / 0.075)**2 * 3
+    # load tests pooled keep 95% of pairs small.
+    deltas = [0.1, -0.1, 0.1, -0.1]
+    one = sr.aa_summary([pair(d, n=1800) for d in deltas], 12.0)
+    three = sr.aa_summary([pair(d, n=1800) for d in deltas], 12.0, pool=3)
+    assert one["pooled_runs_needed"] == 2 and three["pooled_runs_needed"] == 6
+    assert three["pool"] == 3 and one["pool"] == 1
+    assert three["sd_between_runs"] == pytest.approx(one["sd_between_runs"])
+    # Deltas of 0.05: single load tests fall under the bound with a longer
+    # test; pooled triples of that spread mean a single test's between-run
+    # variance three times as large, which no duration brings under it.
+    small = [0.05, -0.05, 0.05, -0.05]
+    one = sr.aa_summary([pair(d, n=1800) for d in small], 12.0)
+    three = sr.aa_summary([pair(d, n=1800) for d in small], 12.0, pool=3)
+    assert one["duration_needed_s"] is not None and one["duration_needed_s"] < 12.0
+    assert three["duration_needed_s"] is None
+
+
+def test_aa_pool_is_checked_before_anything_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        sr.main(["--rounds", "1", "--aa-pool", "0", "--no-progress"])
+    assert exc.value.code == 2
+    assert "--aa-pool" in capsys.readouterr().err
+
+
+def test_aa_only_needs_samples_to_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        sr.main(["--aa-only", "--aa", "1", "--no-progress"])
+    assert exc.value.code == 2
+    assert "--aa" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="not both 0"):
+        sr.evaluate_rounds(["fixed"], ["L1-Low"], rounds=0, aa=0, duration=1.0, warmup=0.0,
+                           reps=1, seed=0)
+
+
+@pytest.mark.service
+def test_aa_only_pools_load_tests_into_samples(tmp_path: Path) -> None:
+    out = tmp_path / "liao_aa.json"
+    args = ["--scenario", "fixed", "--aa-only", "--aa", "2", "--aa-pool", "2", "--duration",
+            "1.5", "--warmup", "0.5", "--no-progress", "--json", str(out)]  # fmt: skip
+    assert sr.main(args) == 0
+    doc = json.loads(out.read_text())
+    aa = doc["aa"]["fixed"]
+    assert len(aa["runs"]) == 4 and len(aa["pairs"]) == 1
+    # sample 0 pools runs 0 and 2, sample 1 runs 1 and 3
+    n = [r["n"] for r in aa["runs"]]
+    assert aa["pairs"][0]["n"] == [n[0] + n[2], n[1] + n[3]]
+    assert aa["summary"]["pool"] == 2
+    assert doc["settings"]["rounds"] == 0 and doc["settings"]["aa_pool"] == 2
+    assert doc["rounds"] == []
+    text = out.with_suffix(".txt").read_text()
+    assert "A/A: 2 samples of the unchanged shop per workload, each 2 load tests pooled" in text
+    assert "rounds" not in text.split("\n", 1)[1]
