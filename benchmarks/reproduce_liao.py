@@ -1411,7 +1411,8 @@ def main(argv: list[str] | None = None) -> int:
                         "load tests, calibration and component benchmarks), after --aa A/A "
                         "load tests per workload; --reps is then per round")
     parser.add_argument("--aa", type=int, default=5,
-                        help="A/A load tests of the unchanged shop per workload (with --rounds)")
+                        help="A/A samples of the unchanged shop per workload, each of "
+                        "--aa-pool load tests (with --rounds or --aa-only)")
     parser.add_argument("--aa-only", action="store_true",
                         help="run only the A/A load tests of --rounds (no rounds)")
     parser.add_argument("--aa-pool", type=int, default=1,
