@@ -576,11 +576,12 @@ def aa_summary(
     observed = float(np.mean(d**2))
     between = max(0.0, observed - sampling)
     bound = (SMALL_DELTA / Z95) ** 2
-    if between * pool >= bound:
+    # one load test's variances are pool times those of a pooled sample
+    between_one, sampling_one = between * pool, sampling * pool
+    if between_one >= bound:
         needed: float | None = None
     else:
-        # one load test's sampling variance is pool times that of a pooled sample
-        needed = duration * sampling * pool / (bound - between * pool)
+        needed = duration * sampling_one / (bound - between_one)
     # k runs pooled per side divide both parts by about k (if the runs' drifts are independent)
     pooled = max(1, int(np.ceil(observed * pool / bound)))
     return {
@@ -1440,8 +1441,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.aa < 2:
             parser.error(f"--aa-only needs --aa of at least 2 samples, got {args.aa}")
         args.rounds = 0
-        return _main_rounds(args, scenarios, versions, argv)
-    if args.rounds:
+    if args.aa_only or args.rounds:
         return _main_rounds(args, scenarios, versions, argv)
     load_runs: LoadRuns | None = None
     if args.load_runs is not None:
