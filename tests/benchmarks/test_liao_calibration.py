@@ -68,6 +68,23 @@ def test_a_type_driving_the_gateway_alone_gets_its_own_workload() -> None:
     assert targets[0][1].rate == pytest.approx(0.5 / 0.020)
 
 
+def test_the_busier_station_s_workload_comes_first() -> None:
+    # browse heavier: 50/s x (0.3 x 3 + 0.5 x 8) ms puts the catalogue at
+    # 24.5 %, above pricing's 16 % (the gateway, 21.5 %, is browse's too and
+    # needs a higher rate), so the catalogue's workload runs first
+    demands = {
+        **DEMANDS,
+        "catalogue": {"product": 0.003, "browse": 0.008},
+        "gateway": {"browse": 0.006, "product": 0.003, "checkout": 0.002},
+    }
+    targets = rl.calibration_targets(_model(demands), 0.8)
+    assert [(s, dict(w.mix)) for s, w in targets] == [
+        ("catalogue", {"browse": 1.0}),
+        ("pricing", {"checkout": 1.0}),
+    ]
+    assert rl.busiest_station(_model(demands)) == "catalogue"
+
+
 def test_with_types_every_request_type_runs_alone_at_its_busiest_station() -> None:
     targets = rl.calibration_targets(_model(DEMANDS), 0.8, "types")
     # product spends most at pricing (4 ms), checkout there too (10 ms),

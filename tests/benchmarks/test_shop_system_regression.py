@@ -63,9 +63,13 @@ def test_pipeline_detects_a_heavy_regression_and_not_a_tiny_one() -> None:
     # The calibration load tests drive every station with the request type
     # that spends most of its demand there (checkout for pricing, browse for
     # the catalogue), each giving its stations a slowdown per calls in flight.
+    # Their order follows the stations' measured loads, which lie close enough
+    # that a load test this short can swap them: the ordering rule is checked
+    # on fixed demands in test_liao_calibration.py.
     cal = out["model"]["calibration"]
-    assert cal["workload"]["mix"] == {"checkout": 1.0} and cal["target_load"] == sr.CALIBRATION_LOAD
-    assert [w["mix"] for w in cal["workloads"]] == [{"checkout": 1.0}, {"browse": 1.0}]
+    mixes = [w["mix"] for w in cal["workloads"]]
+    assert sorted(mixes, key=str) == [{"browse": 1.0}, {"checkout": 1.0}]
+    assert cal["workload"]["mix"] == mixes[0] and cal["target_load"] == sr.CALIBRATION_LOAD
     assert all(r["errors"] == 0 for r in cal["runs"])
     for station in ("pricing", "catalogue"):
         table = out["model"]["slowdown"][station]
