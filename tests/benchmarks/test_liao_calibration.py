@@ -68,7 +68,7 @@ def test_a_type_driving_the_gateway_alone_gets_its_own_workload() -> None:
     assert targets[0][1].rate == pytest.approx(0.5 / 0.020)
 
 
-def test_the_busier_station_s_workload_comes_first() -> None:
+def test_the_busier_station_has_its_workload_run_first() -> None:
     # browse heavier: 50/s x (0.3 x 3 + 0.5 x 8) ms puts the catalogue at
     # 24.5 %, above pricing's 16 % (the gateway, 21.5 %, is browse's too and
     # needs a higher rate), so the catalogue's workload runs first
