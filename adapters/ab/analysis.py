@@ -67,7 +67,12 @@ class BenchmarkVerdict:
     Parameters
     ----------
     benchmark : str
+        Name of the benchmark.
     verdict : {"slower", "faster", "no change", "too few results"}
+        Where the CI of the relative median change lies: above 0
+        (``"slower"``), below 0 (``"faster"``) or around it (``"no change"``);
+        ``"too few results"`` when fewer than the analysis' ``min_results``
+        successful results left the benchmark unjudged.
     n_baseline, n_candidate : int
         Successful results used (for duet, both are the number of pairs).
     failed : int
@@ -131,6 +136,22 @@ class BenchmarkVerdict:
 @dataclass(frozen=True)
 class SuiteAnalysis:
     """The verdicts of one suite run, in benchmark order.
+
+    Parameters
+    ----------
+    verdicts : tuple of BenchmarkVerdict
+        One verdict per benchmark, in the order :func:`analyse` judged them.
+    paired : bool
+        True when the run was a duet and its results were paired by call
+        and repeat.
+    level : float
+        Level of the bootstrap CIs (e.g. 0.99).
+    min_results : int
+        Fewest successful results (pairs, when paired) a benchmark needed to
+        be judged rather than ``"too few results"``.
+    by_trial : bool, default False
+        True when an RMIT run's results were paired by trial and repeat and
+        resampled by trial (never together with ``paired``).
 
     Examples
     --------
@@ -301,6 +322,8 @@ def analyse(
     Returns
     -------
     SuiteAnalysis
+        The verdict of every benchmark (in the order of ``benchmarks``), with
+        the pairing, level and ``min_results`` they were reached with.
 
     Examples
     --------

@@ -95,16 +95,32 @@ PYTHON = "{python}"
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The file at ``path`` (``.toml``, ``.yaml`` or ``.yml``) as plain data.
 
+    Parameters
+    ----------
+    path : str or path
+        The config file; its extension (any case) chooses the parser, and
+        YAML needs PyYAML.
+
+    Returns
+    -------
+    dict
+        The file's top-level table, as parsed: nothing is checked beyond
+        its being a table (:func:`suite_from_config` checks the keys).
+
     Raises
     ------
     ValueError
-        When the file is missing, has another extension, or does not parse.
+        When the file is missing, has another extension, does not parse, or
+        is not a table at its top level.
 
     Examples
     --------
-    >>> from perfstats.adapters.ab.config import load_config
-    >>> load_config("examples/ab_suite.toml")["schedule"]  # doctest: +SKIP
-    'duet'
+    >>> import pathlib, tempfile
+    >>> from perfstats.adapters.ab import load_config
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "suite.toml"
+    >>> _ = path.write_text('schedule = "duet"\\ncalls = 15\\n')
+    >>> load_config(path)
+    {'schedule': 'duet', 'calls': 15}
     """
     p = Path(path)
     suffix = p.suffix.lower()
@@ -271,10 +287,47 @@ def suite_from_config(
 def load_suite(path: str | os.PathLike[str], **overrides: Any) -> tuple[Suite, int | None]:
     """The suite in the file at ``path`` and its ``seed`` (None when unset).
 
+    Parameters
+    ----------
+    path : str or path
+        The config file (:func:`load_config`); a relative ``cwd`` of a
+        command target is taken relative to the file's folder.
+    **overrides
+        Settings that replace the file's: ``schedule``, ``calls``,
+        ``repeats``, ``concurrency``, ``level``, ``min_results``,
+        ``n_resamples``, ``grouped`` or ``by_trial`` (as for
+        :class:`~perfstats.adapters.ab.suite.Suite`); ``None`` values are
+        ignored, and any other key (``seed`` included) is a
+        :class:`ValueError`.
+
+    Returns
+    -------
+    suite : Suite
+        The benchmarks, the target and the settings the file describes,
+        with the overrides applied.
+    seed : int or None
+        The file's ``seed`` for the run's random orders; None when the file
+        has none.
+
+    Raises
+    ------
+    ValueError
+        When the file cannot be read (:func:`load_config`), its ``seed`` is
+        not a non-negative integer, or it does not describe a valid suite.
+
     Examples
     --------
-    >>> from perfstats.adapters.ab.config import load_suite
-    >>> suite, seed = load_suite("examples/ab_suite.toml", calls=5)  # doctest: +SKIP
+    >>> import pathlib, tempfile
+    >>> from perfstats.adapters.ab import load_suite
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "suite.toml"
+    >>> _ = path.write_text("\\n".join([
+    ...     'schedule = "rmit"', "seed = 7",
+    ...     "[target]", 'argv = ["{python}", "bench.py"]',
+    ...     "[[benchmarks]]", 'name = "sort"', "baseline = {units = 10}",
+    ...     "candidate = {units = 11}"]))
+    >>> suite, seed = load_suite(path, calls=5)
+    >>> suite.schedule, suite.calls, seed, suite.benchmarks[0].candidate
+    ('rmit', 5, 7, {'units': 11})
     """
     data = load_config(path)
     seed = data.get("seed")

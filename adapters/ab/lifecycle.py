@@ -553,6 +553,8 @@ def deploy(
     Parameters
     ----------
     spec : FunctionSpec
+        The function to deploy: its name, execution role, code (package or
+        image) and configuration.
     wait_s : float, default 300
         Longest wait for the function to become active or updated.
     state : path, optional
@@ -564,6 +566,9 @@ def deploy(
     Returns
     -------
     Deployment
+        The function's name and ARN, the version just published (the one to
+        call), its memory and architecture, whether it was created here or
+        updated, and its deployment id.
 
     Raises
     ------
@@ -770,6 +775,23 @@ def deployed(
     The function is deleted when the block ends, raises, or is interrupted
     (Ctrl-C, or SIGTERM in the main thread), and when the deploy itself
     fails half-way. The parameters are those of :func:`deploy`.
+
+    Parameters
+    ----------
+    spec : FunctionSpec
+        As for :func:`deploy`.
+    wait_s : float, default 300
+        As for :func:`deploy`.
+    state : path, optional
+        As for :func:`deploy`; the teardown uses the same folder.
+    **access
+        As for :func:`deploy`; one client serves the deploy and the teardown.
+
+    Yields
+    ------
+    Deployment
+        The deployed function, as :func:`deploy` returns it: its published
+        version is the one to call (e.g. with :class:`ReportingLambda`).
 
     Examples
     --------

@@ -34,25 +34,27 @@ class ReportingCommand(LocalProgram, SuiteTarget):
     ----------
     argv : list of str
         Program and arguments (no shell).
-    timeout : float, optional
-        Seconds before the call is killed and all its executions recorded as
-        ``"timeout"``.
-    env : dict, optional
-        Variables added to the environment.
-    inherit_env : bool, default True
-        Start from this process's environment (else from ``env`` only).
-    cwd : str, optional
-        Working directory.
     unit : str, default ""
         Unit of the values when the program does not name one.
     label : str, optional
         Label for the record (default: the command line).
-    cpus : list of int, optional
-        Pin every call's process to these CPUs (Linux). On a machine whose
-        CPUs run at different speeds (a VM's virtual CPUs on busy host
-        cores), calls that land on different CPUs differ by far more than
-        the change sought; RMIT, which compares versions across calls,
-        suffers most.
+    **program
+        The program's settings
+        (:class:`~perfstats.adapters.targets.program.ProgramOptions`); any
+        other keyword raises :class:`TypeError`:
+
+        * ``timeout`` (float): seconds before the call is killed and all its
+          executions recorded as ``"timeout"``;
+        * ``env`` (dict): environment variables added to this process's
+          environment (``inherit_env=True``) or replacing it;
+        * ``inherit_env`` (bool, default True): start from this process's
+          environment, else from ``env`` only;
+        * ``cwd`` (str): working directory;
+        * ``cpus`` (list of int): pin every call's process to these CPUs
+          (Linux). On a machine whose CPUs run at different speeds (a VM's
+          virtual CPUs on busy host cores), calls that land on different
+          CPUs differ by far more than the change sought; RMIT, which
+          compares versions across calls, suffers most.
 
     Examples
     --------

@@ -52,6 +52,11 @@ class ReportingHttp(SuiteTarget):
         Memory configured for the function, to price the run (an HTTP
         function does not say); with ``architecture`` (default ``x86_64``).
     architecture : str, optional
+        CPU architecture of the function (e.g. ``"x86_64"`` or ``"arm64"``),
+        whose price per GB-second prices the run (see
+        :func:`perfstats.planning.faas_cost`); ``x86_64`` when ``memory_mb``
+        is given without it. Recorded only with ``memory_mb``: without a
+        memory size the run is not priced.
 
     Examples
     --------

@@ -52,6 +52,11 @@ class ReportingLambda(SuiteTarget):
     label : str, optional
         Label for the record.
     client : boto3 Lambda client, optional
+        Client that reads the function's configuration and invokes it, in
+        place of the one built from ``region``, ``endpoint_url`` and
+        ``profile`` (which makes no retries, since a retried call would be
+        timed as one, and waits a little longer than ``timeout`` for a
+        response); a test's stub or a client set up otherwise.
 
     Attributes
     ----------

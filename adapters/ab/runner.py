@@ -39,9 +39,11 @@ logger = logging.getLogger(__name__)
 class SuiteRun:
     """What one run of a suite collected.
 
-    Attributes
+    Parameters
     ----------
     suite : Suite
+        The suite that was run: its benchmarks, target, schedule and the
+        analysis settings :meth:`analyse` uses.
     measurements : pandas.DataFrame
         One row per planned execution, sorted by call and order (the
         columns of :mod:`perfstats.adapters.ab.persistence`).
@@ -54,16 +56,26 @@ class SuiteRun:
     record : Path or None
         The CSV written, if any.
     metadata : dict
-        What the metadata JSON holds.
+        The run's metadata, as the JSON beside the record holds it (built
+        also when no record is written): format, the suite's configuration
+        with secrets redacted, the seed, the planned calls and executions,
+        start time, machine, software, command line, and the counts of
+        executions by status; the end time, the run's status and its
+        elapsed seconds are filled in only when a record was written.
 
     Examples
     --------
-    :func:`run_suite` returns one; its example shows a whole run. The
-    fields, in order:
+    :func:`run_suite` returns one:
 
-    >>> from dataclasses import fields
-    >>> [f.name for f in fields(SuiteRun)]
-    ['suite', 'measurements', 'plan', 'seed', 'elapsed', 'record', 'metadata']
+    >>> import sys
+    >>> from perfstats.adapters.ab import Benchmark, ReportingCommand, Suite, run_suite
+    >>> echo = ("import json,sys; r=json.load(sys.stdin); print(json.dumps({'results': "
+    ...         "[{'version': v, 'repeat': k, 'value': 10.0} for v, k in r['executions']]}))")
+    >>> suite = Suite([Benchmark("a")], ReportingCommand([sys.executable, "-c", echo]),
+    ...               calls=2, repeats=2, concurrency=2)
+    >>> run = run_suite(suite, rng=0)
+    >>> run.seed, len(run.plan), run.record, run.metadata["counts"]["ok"]
+    (0, 2, None, 8)
     """
 
     suite: Suite
@@ -115,6 +127,8 @@ def run_suite(
     Parameters
     ----------
     suite : Suite
+        The benchmarks, the target that runs their calls, and the schedule
+        (calls, repeats, concurrency) that plans them.
     record : path, optional
         CSV file to write (must not exist); metadata goes beside it
         (``suite.csv`` -> ``suite.csv.meta.json``): machine, software, the
@@ -127,6 +141,9 @@ def run_suite(
     Returns
     -------
     SuiteRun
+        Every planned execution's measurement (failed calls included), the
+        plan, the seed, the elapsed time, the record's path and its
+        metadata; :meth:`SuiteRun.analyse` judges it.
 
     Examples
     --------

@@ -11,10 +11,15 @@ class TargetFailed(RuntimeError):
     The message names the target and the last failure; every invocation,
     failed ones included, is already in the record.
 
-    Attributes
+    Parameters
     ----------
-    result : RunResult
-        What the run collected before it gave up.
+    message : str
+        What failed: the target's name and its last failure, or the named
+        series that missed too many runs in a row.
+    result : RunResult or None
+        What the run collected before it gave up, kept as ``result``; the
+        error :func:`~perfstats.adapters.run` raises always carries one (the
+        driver raises it without one internally, then again with the result).
 
     Examples
     --------

@@ -22,7 +22,7 @@ STOPPED_BY = ("rule", "max_n", "max_seconds", "failures", "interrupted")
 class RunResult:
     """What :func:`run` returns.
 
-    Attributes
+    Parameters
     ----------
     decision : Decision
         The final decision (``stop`` is False when the run ended on

@@ -141,6 +141,9 @@ def run(
     Returns
     -------
     RunResult
+        The final decision and every judgement, the whole record's
+        invocations (resumed ones included), why the run stopped, the seed
+        and the metadata, with each named series' decision and values.
 
     Raises
     ------

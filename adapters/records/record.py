@@ -336,6 +336,21 @@ def read_record(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     A last line cut short by a crash is ignored.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The record's CSV file, as :func:`~perfstats.adapters.run` wrote it
+        (``record=``); its metadata, when there is any, is read beside it
+        (``run.csv.meta.json``) to check the format marker.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per invocation, warm-up and failed ones included, with the
+        record's columns (:data:`COLUMNS`) typed: ``run`` and ``interval``
+        as integers, ``value`` as float, ``cold`` as a nullable boolean and
+        ``started_at`` as UTC timestamps.
+
     Raises
     ------
     ValueError
@@ -344,9 +359,14 @@ def read_record(path: str | os.PathLike[str]) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from perfstats.adapters import read_record
-    >>> df = read_record("run.csv")  # doctest: +SKIP
-    >>> df[df.status == "ok"].value.median()  # doctest: +SKIP
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from perfstats.adapters import Command, read_record, run
+    >>> path = Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = run(Command(["true"]), "fixed", rule_options={"n": 3}, record=path, progress=False)
+    >>> df = read_record(path)
+    >>> len(df), df.status.tolist(), df.columns.tolist()[:5]
+    (3, ['ok', 'ok', 'ok'], ['run', 'interval', 'phase', 'target', 'value'])
     """
     return read_frame(path, RUN)
 

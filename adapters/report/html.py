@@ -54,17 +54,22 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
-def write_html_report(record: Path, out: Path, *, prices: FaasPrices | None = None) -> Path:
+def write_html_report(
+    record: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    prices: FaasPrices | None = None,
+) -> Path:
     """Write the HTML report of a record (a run record or an A-B record).
 
     Parameters
     ----------
-    record : pathlib.Path
+    record : str or path-like
         A record CSV written by :func:`perfstats.adapters.run` (``perfstats
         run --record``) or an A-B record of ``perfstats ab --record``
         (:mod:`perfstats.adapters.report.ab_sections`); the metadata JSON beside it
         is read when present.
-    out : pathlib.Path
+    out : str or path-like
         The HTML file to write (replaced if it exists).
     prices : FaasPrices, optional
         Price table for the cost of a run on a FaaS target
@@ -99,8 +104,42 @@ def write_html_report(record: Path, out: Path, *, prices: FaasPrices | None = No
     return write_atomic(out, page)
 
 
-def render_html_report(record: Path, *, prices: FaasPrices | None = None) -> str:
-    """The report page of ``record`` as a string (see :func:`write_html_report`)."""
+def render_html_report(record: str | os.PathLike[str], *, prices: FaasPrices | None = None) -> str:
+    """The report page of ``record`` as a string (see :func:`write_html_report`).
+
+    Parameters
+    ----------
+    record : str or path-like
+        As for :func:`write_html_report`.
+    prices : FaasPrices, optional
+        As for :func:`write_html_report`.
+
+    Returns
+    -------
+    str
+        The whole self-contained HTML page: the sections of a run or of an
+        A-B suite, figures embedded as base64 PNG, and the metadata JSON.
+
+    Raises
+    ------
+    ValueError
+        When the record is missing, cannot be read, or is neither kind of
+        record.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from perfstats.adapters import Command, run
+    >>> from perfstats.adapters.report import render_html_report
+    >>> path = Path(tempfile.mkdtemp()) / "run.csv"
+    >>> _ = run(Command(["true"], label="noop"), "fixed", rule_options={"n": 5},
+    ...         record=path, progress=False)
+    >>> page = render_html_report(path)
+    >>> page.startswith("<!DOCTYPE html>"), "<title>Run report: noop</title>" in page
+    (True, True)
+    """
+    record = Path(record)
     header = _header(record)
     metadata = read_metadata(record)
     if tuple(header) == COLUMNS:

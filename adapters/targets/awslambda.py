@@ -116,10 +116,18 @@ class LambdaFunction(Target):
         Another Lambda API endpoint (an emulator such as moto).
     profile : str, optional
         AWS configuration profile.
+    update_timeout : float, default 300
+        With ``force_cold``, seconds to wait for the configuration update to
+        be applied; past it, the invocation is recorded as a failure.
     regex, json_field, unit : optional
         Read the value from the function's response instead.
     label : str, optional
         Label for the record (default: ``"lambda <name>[:<qualifier>]"``).
+    client : botocore client, optional
+        A Lambda client to use instead of one the target creates from
+        ``region``, ``profile`` and ``endpoint_url`` (a stub or a client
+        configured elsewhere); its own read timeout and retries then apply,
+        not the ones the target sets (``timeout``, no retries).
 
     Examples
     --------

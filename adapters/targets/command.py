@@ -35,25 +35,11 @@ class Command(LocalProgram, Target):
     argv : list of str
         Program and arguments; no shell is involved (pass ``["sh", "-c",
         "..."]`` explicitly if one is wanted).
-    timeout : float, optional
-        Seconds before the process group is killed and the run recorded as
-        ``"timeout"``.
-    env : dict, optional
-        Environment variables added to (``inherit_env=True``) or replacing the
-        driver's environment.
-    inherit_env : bool, default True
-        Start from the driver's environment.
-    cwd : str, optional
-        Working directory.
     regex, json_field, unit : optional
         Read the value from the program's standard output instead of timing
         it (see :class:`~perfstats.adapters.targets.values.ValueReader`).
     label : str, optional
         Label for the record (default: the command line).
-    cpus : list of int, optional
-        Pin each run's process to these CPUs (Linux), before it starts; on a
-        VM whose virtual CPUs differ in speed this removes a large,
-        placement-dependent part of the spread.
     rusage : bool, default True
         Record the user and system CPU time (series ``cpu_user``,
         ``cpu_system``, in ns) and the peak resident memory (``max_rss``,
@@ -74,6 +60,20 @@ class Command(LocalProgram, Target):
         More values read from the output, each a series of its own: a
         ``name`` and a ``regex`` or ``json_field``, with a ``unit`` and a
         ``direction`` (see :class:`~perfstats.adapters.targets.values.ValueReaders`).
+    **program
+        The settings of the local program
+        (:class:`~perfstats.adapters.targets.program.ProgramOptions`), as keywords:
+
+        * ``timeout`` (float, optional): seconds before the process group is
+          killed and the run recorded as ``"timeout"``.
+        * ``env`` (dict, optional): environment variables added to
+          (``inherit_env=True``) or replacing the driver's environment.
+        * ``inherit_env`` (bool, default True): start from the driver's
+          environment.
+        * ``cwd`` (str, optional): working directory.
+        * ``cpus`` (list of int, optional): pin each run's process to these
+          CPUs (Linux), before it starts; on a VM whose virtual CPUs differ in
+          speed this removes a large, placement-dependent part of the spread.
 
     Examples
     --------

@@ -28,6 +28,8 @@ class HttpFunction(Target):
     url : str
         ``http://`` or ``https://`` address of the function.
     method : str, default "POST"
+        HTTP method of the request, one of ``GET``, ``POST``, ``PUT``,
+        ``PATCH``, ``DELETE`` or ``HEAD`` (any letter case).
     payload : dict, list, str or bytes, optional
         Request body; a dict or list is sent as JSON.
     headers : dict, optional

@@ -43,15 +43,18 @@ _STATUS = re.compile(r"(?<![A-Za-z])Status:\s*(\w+)")
 class LambdaReport:
     """The numbers of one Lambda REPORT line.
 
-    Attributes
+    Parameters
     ----------
     request_id : str or None
+        The invocation's ``RequestId``; None when the line has none.
     duration_ms : float
-        Time the handler ran.
+        Time the handler ran (``Duration``, in ms).
     billed_duration_ms : float
+        Time the invocation is charged for (``Billed Duration``, in ms).
     memory_size_mb : float
-        Configured memory.
+        Configured memory (``Memory Size``, in MB).
     max_memory_used_mb : float
+        Peak memory the execution environment used (``Max Memory Used``, in MB).
     init_duration_ms : float or None
         Initialisation time of a new execution environment; None when warm.
     restore_duration_ms : float or None
@@ -96,6 +99,18 @@ class LambdaReport:
 
 def parse_report(line: str) -> LambdaReport:
     """Parse one ``REPORT RequestId: ...`` line.
+
+    Parameters
+    ----------
+    line : str
+        One line of an invocation's log, starting with ``REPORT`` (leading
+        spaces allowed); the fields may be separated by tabs or by spaces.
+
+    Returns
+    -------
+    LambdaReport
+        The line's numbers; the optional fields (``Init Duration``,
+        ``Restore Duration``, ``Status``, ``RequestId``) are None when absent.
 
     Raises
     ------

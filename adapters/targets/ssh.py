@@ -100,6 +100,7 @@ class SSH(Target):
     argv : list of str
         Remote command; it is quoted so the remote shell sees these words.
     port : int, default 22
+        TCP port of the remote SSH server (``-p``), 1 to 65535.
     user : str, optional
         Login name (default: ssh's default).
     key : str, optional

@@ -107,29 +107,57 @@ FIT_PVALUE = 0.1
 class Characterization:
     """What :func:`characterize` found; prints as a short summary.
 
-    Attributes
+    Parameters
     ----------
-    n, mean, sd, median, mad, skew : int or float
-        Summary statistics (SD with ``ddof=1``; MAD unscaled; skewness
-        ``m3 / m2**1.5``, NaN for a constant series).
+    n : int
+        Number of runs.
+    mean : float
+        Mean of the runs.
+    sd : float
+        Standard deviation of the runs (``ddof=1``).
+    median : float
+        Median of the runs.
+    mad : float
+        Median absolute deviation from the median, unscaled (not multiplied
+        by 1.4826 to estimate the SD).
+    skew : float
+        Moment coefficient of skewness ``m3 / m2**1.5`` (biased, as SciPy's
+        default); NaN for a constant series.
     modes : Modes
-        The kernel-density modes (see the module notes).
+        The peaks of the kernel density, before the Gaussian-mixture
+        confirmation (see the module notes).
     n_modes : int
-        Modes counted after the Gaussian-mixture confirmation.
+        Modes counted after the Gaussian-mixture confirmation: the number
+        of density peaks when a mixture of that many components has the
+        lower BIC (or the confirmation is off), else 1.
     acf : numpy.ndarray
-        Autocorrelations at lags 0, 1, ... (empty for a constant series).
+        Autocorrelations at lags 0, 1, ..., up to ``10 log10 n`` (empty for a
+        constant series).
     lag1 : float
         The lag-1 autocorrelation (NaN for a constant series).
     change_points : tuple of int
-        Start indices of the segments after the first.
+        Start indices of the segments after the first, as PELT found them.
     segment_means : tuple of float
-        Mean of each segment, in order.
+        Mean of each segment, in order (one more than the change points).
     steady_state : str
-        One of ``"flat"``, ``"warm-up"``, ``"slow-down"``, ``"no steady state"``.
+        One of :data:`STEADY_STATES`: ``"flat"``, ``"warm-up"``,
+        ``"slow-down"`` or ``"no steady state"``.
     steady_state_start : int or None
-        First run of the steady state (None when there is none).
+        First run of the steady state: 0 when flat, None when there is none.
     distribution : str
-        SHARP's distribution class (see the module notes).
+        SHARP's distribution class, one of :data:`DISTRIBUTION_CLASSES` (see
+        the module notes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.characterization import characterize
+    >>> rng = np.random.default_rng(0)
+    >>> c = characterize(np.concatenate([rng.normal(150, 5, 50), rng.normal(100, 5, 450)]))
+    >>> c.n, c.change_points, [round(m) for m in c.segment_means]
+    (500, (50,), [151, 100])
+    >>> c.steady_state, c.steady_state_start, c.n_modes
+    ('warm-up', 50, 2)
     """
 
     n: int
@@ -249,6 +277,8 @@ def characterize(
     Returns
     -------
     Characterization
+        The summary statistics, modes, autocorrelation, change points,
+        steady-state class and distribution class of the runs.
 
     Raises
     ------
@@ -319,7 +349,29 @@ def steady_state_start(values: Any, **options: Any) -> int | None:
     """Index of the first steady-state run (0 when flat, None when there is none).
 
     The warm-up detector a harness calls: ``values[:start]`` is the warm-up
-    found in the data. Options are those of :func:`characterize`.
+    found in the data.
+
+    Parameters
+    ----------
+    values : array_like
+        1-D finite measurements in collection order, at least 5.
+    **options : Any
+        Keyword options of :func:`characterize`: ``lower_is_better``,
+        ``tolerance``, ``final_fraction``, ``penalty``, ``min_size`` and
+        ``confirm_modes``, with the same meanings and defaults.
+
+    Returns
+    -------
+    int or None
+        The ``steady_state_start`` of :func:`characterize`: 0 for a flat
+        series, the first run of the final level after a warm-up or a
+        slow-down, or None when the series has not settled.
+
+    Raises
+    ------
+    ValueError
+        As :func:`characterize`: for fewer than 5 values, non-finite values
+        or bad options.
 
     Examples
     --------
@@ -334,6 +386,29 @@ def steady_state_start(values: Any, **options: Any) -> int | None:
 
 def distribution_class(values: Any) -> str:
     """SHARP's class of a sample (see the module notes).
+
+    The class :func:`characterize` reports as ``distribution``, computed
+    from the lag-1 autocorrelation and the confirmed modes alone, without
+    the change-point search.
+
+    Parameters
+    ----------
+    values : array_like
+        1-D finite measurements in collection order (the order matters for
+        the ``monotonic`` and ``autocorrelated`` classes), at least 5.
+
+    Returns
+    -------
+    str
+        One of :data:`DISTRIBUTION_CLASSES`: the first that fits, checked
+        in the order ``constant``, ``monotonic``, ``autocorrelated``,
+        ``normal``, ``lognormal``, ``uniform``, ``multimodal``; ``unknown``
+        when none does.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 5 values or non-finite values.
 
     Examples
     --------

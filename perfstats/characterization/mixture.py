@@ -20,16 +20,27 @@ COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 class MixtureFit:
     """The mixture BIC chose for one set of runs.
 
-    Attributes
+    Parameters
     ----------
     components : int
         Number of Gaussian components.
     covariance_type : str
-        scikit-learn's covariance type.
+        The scikit-learn covariance type, one of :data:`COVARIANCE_TYPES`.
     bic : float
-        Its Bayesian information criterion on the standardised runs.
+        The fit's Bayesian information criterion on the standardised runs
+        (lower is better; comparable only between fits of the same runs).
     mean_log_likelihood : float
         Mean log-likelihood per run, in the runs' own units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.characterization import fit_mixture
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.concatenate([rng.normal(10, 0.5, 150), rng.normal(20, 0.5, 150)])
+    >>> fit = fit_mixture(x, [1, 2, 3], ("full", "spherical"))
+    >>> fit.components, fit.covariance_type in ("full", "spherical")
+    (2, True)
     """
 
     components: int
@@ -53,6 +64,33 @@ def fit_mixture(
     in the thousands); the mean log-likelihood is converted back to the
     runs' units by subtracting ``log(sd)``, which an affine change of units
     adds exactly.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        1-D sample of finite runs.
+    components : iterable of int
+        Numbers of components to try; counts above the number of runs are
+        skipped.
+    covariance_types : tuple of str
+        The scikit-learn covariance types to try for each count (see
+        :data:`COVARIANCE_TYPES`).
+    seed : int, default 0
+        ``random_state`` of each scikit-learn model (taken modulo
+        ``2**32``); with the quantile-midpoint start it does not change the
+        result.
+
+    Returns
+    -------
+    MixtureFit
+        The (count, type) of least BIC, with its BIC and its mean
+        log-likelihood per run; ties keep the first fit tried.
+
+    Raises
+    ------
+    ValueError
+        When no count in ``components`` is at most the number of runs (or
+        ``covariance_types`` is empty), so no mixture was fitted.
 
     Examples
     --------

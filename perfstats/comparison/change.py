@@ -254,6 +254,10 @@ def relative_change(
         Resample pairs jointly; the samples must have equal length.
     groups : array_like or tuple of two array_like, optional
         Group labels for two-level resampling (see above).
+    per_pair : bool, default False
+        Take the statistic of the per-pair ratios ``candidate[i] /
+        baseline[i]`` rather than of each version (see above); needs
+        ``paired=True``.
     n_resamples : int, default 10000
         Bootstrap resamples.
     rng : None, int or numpy.random.Generator
@@ -273,6 +277,9 @@ def relative_change(
     Returns
     -------
     RelativeChange
+        The change of the samples themselves (``estimate``), its percentile
+        CI (``low``, ``high``) at ``level``, and how it was resampled;
+        ``changed`` and ``direction`` read the CI.
 
     Raises
     ------
@@ -702,6 +709,9 @@ def change_agreement(
     Returns
     -------
     ChangeAgreement
+        The number of shared benchmarks, the shares that agree and that
+        are covered one-sided (both ways) and two-sided, and the per-benchmark
+        agreement with the benchmarks' names.
 
     Raises
     ------

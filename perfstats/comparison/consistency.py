@@ -43,7 +43,7 @@ __all__ = [
 class PossibleChanges:
     """Benchmarks on which repeated experiments disagree, and the change at stake.
 
-    Attributes
+    Parameters
     ----------
     n_compared : int
         Benchmarks with a result in at least two experiments.
@@ -205,7 +205,7 @@ def possible_changes(
 class RepetitionsNeeded:
     """The CI of a change as repetitions accumulate, against an original CI.
 
-    Attributes
+    Parameters
     ----------
     repetitions : tuple of int
         Numbers of repetitions (results) at which the CI was computed.
@@ -282,16 +282,35 @@ def repetitions_needed(
         Fewest results judged; ElastiBench leaves out benchmarks with fewer
         than 10.
     groups : array_like, optional
-        Call (or instance) label of each result, for two-level resampling.
-    paired, per_pair, statistic, level, n_resamples
-        As in :func:`perfstats.relative_change` (defaults: ElastiBench's
-        99% CI of the median, read from per-pair ratios).
+        Call (or instance) label of each result, one per baseline result,
+        for two-level resampling; when not ``paired`` the same labels group
+        the candidate's results.
+    paired : bool, default True
+        ``baseline[i]`` and ``candidate[i]`` ran together and are resampled
+        jointly (ElastiBench's duet set-up); the two must then have equal
+        length. Unpaired, the first ``n`` results of each side are compared.
+    per_pair : bool, default True
+        With ``paired``, the change is the statistic of the per-pair ratios
+        ``candidate[i] / baseline[i]``, as ElastiBench reads its pairs;
+        ignored when not ``paired``.
+    statistic : {"median", "mean"} or float, default "median"
+        The statistic compared; a float is a quantile, as in
+        :func:`perfstats.relative_change`.
+    level : float, default 0.95
+        Confidence level of every CI. ElastiBench reads 99% intervals: pass
+        0.99 to follow it, with the reference computed at the same level so
+        that the widths compare.
+    n_resamples : int, default 10000
+        Bootstrap resamples per CI.
     rng : None, int or numpy.random.Generator
         One seed for every step.
 
     Returns
     -------
     RepetitionsNeeded
+        The CI at each number of repetitions evaluated, the reference CI,
+        the first number at which the CI is no wider than the reference's
+        and overlaps it (``needed``), and whether the final CI overlaps it.
 
     Raises
     ------
@@ -377,7 +396,7 @@ def repetitions_needed(
 class ConsistencyCurve:
     """Share of benchmarks with a consistent CI size by each number of repetitions.
 
-    Attributes
+    Parameters
     ----------
     repetitions : tuple of int
         Numbers of repetitions, ascending.

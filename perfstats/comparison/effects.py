@@ -143,8 +143,8 @@ def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     ``2 * U / (n_a * n_b) - 1`` for the Mann-Whitney ``U`` of ``a``. It is
     counted exactly, in O(n log n): both samples are sorted and one merge
     pass counts, for each value of ``a``, the values of ``b`` below and
-    equal to it (a million points per sample take well under a second). The
-    magnitude uses Romano et al.'s thresholds, as Liao et al. (2025) do.
+    equal to it. The magnitude uses Romano et al.'s thresholds, as Liao et
+    al. (2025) do.
 
     Parameters
     ----------
@@ -154,6 +154,8 @@ def cliffs_delta(a: Any, b: Any) -> CliffsDelta:
     Returns
     -------
     CliffsDelta
+        The delta in [-1, 1], its magnitude label (``"negligible"``,
+        ``"small"``, ``"medium"`` or ``"large"``) and the two sample sizes.
 
     Examples
     --------
@@ -231,11 +233,15 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
     Returns
     -------
     RankTest
+        ``statistic`` is SciPy's: the smaller of the positive and negative
+        rank sums (two-sided) or the positive rank sum (one-sided), with
+        the p-value for ``alternative``.
 
     Raises
     ------
     ValueError
-        If ``a`` and ``b`` have different lengths.
+        If ``a`` and ``b`` have different lengths, or if SciPy cannot test
+        the differences.
 
     Examples
     --------
@@ -257,8 +263,9 @@ def wilcoxon_signedrank(a: Any, b: Any = None, *, alternative: str = "two-sided"
     from scipy import stats  # deferred: importing scipy.stats is slow
 
     try:
-        # All differences zero: no rank has a sign, and the statistic and
-        # p-value are NaN, as SciPy's; its 0/0 on the way there is no fault.
+        # All differences zero: no rank has a sign, and SciPy's normal
+        # approximation divides 0 by 0 on the way to its answer (the values it
+        # returns then are SciPy's, passed on); that 0/0 is no fault here.
         with np.errstate(invalid="ignore", divide="ignore"):
             res = (
                 stats.wilcoxon(x, alternative=alt)

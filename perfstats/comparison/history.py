@@ -36,7 +36,7 @@ __all__ = ["ChangePoint", "ChangePoints", "change_points", "history_change_point
 class ChangePoint:
     """One change point: where the new level starts, how large the step is, how sure.
 
-    Attributes
+    Parameters
     ----------
     index : int
         Position of the first value of the new level.
@@ -54,7 +54,7 @@ class ChangePoint:
     pvalue : float
         Permutation-test p-value when the split was accepted.
     energy : float
-        The split's e-divisive statistic.
+        The split's e-divisive statistic ``q(t)`` (see :func:`change_points`).
 
     Examples
     --------
@@ -274,6 +274,8 @@ def change_points(
     Returns
     -------
     ChangePoints
+        The accepted change points in order of position, each with its
+        magnitude, CI and p-value, and the options they were found with.
 
     Raises
     ------

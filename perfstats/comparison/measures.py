@@ -153,7 +153,7 @@ def compare(
 
     Computes :func:`ks` and :func:`namd` (SHARP, Mittal et al.), :func:`kl_similarity`
     (PT4Cloud), :func:`cliffs_delta` and :func:`wilcoxon_ranksum` (Liao et
-    al., Liao et al. 2025), :func:`wilcoxon_signedrank` when ``paired``, and
+    al. 2025), :func:`wilcoxon_signedrank` when ``paired``, and
     :func:`relative_change` (ElastiBench, Schirmer et al. 2024), each as documented there.
 
     Parameters
@@ -165,9 +165,23 @@ def compare(
     paired : bool, default False
         ``a[i]`` and ``b[i]`` were run together; adds the signed-rank
         test, uses the paired NAMD and resamples pairs jointly.
-    statistic, level, groups, per_pair, n_resamples, rng
-        Passed to :func:`relative_change` (``per_pair``: the change is the
-        statistic of the per-pair ratios ``b[i] / a[i]``; needs ``paired``).
+    statistic : {"median", "mean"} or float, default "median"
+        Statistic of the relative change; a float is a quantile. Passed to
+        :func:`relative_change`.
+    level : float, default 0.95
+        Confidence level of the relative change's CI.
+    groups : array_like or tuple of two array_like, optional
+        Labels of the instance or call each measurement came from, for
+        two-level resampling in :func:`relative_change`: one per pair when
+        ``paired``, else a tuple ``(groups_of_a, groups_of_b)``.
+    per_pair : bool, default False
+        The change is the statistic of the per-pair ratios ``b[i] / a[i]``;
+        needs ``paired``.
+    n_resamples : int, default 10000
+        Bootstrap resamples of the relative change.
+    rng : None, int or numpy.random.Generator
+        Seed for the bootstrap of the relative change (the other statistics
+        draw nothing at random).
     grid : int, default 1000
         Grid points of :func:`kl_similarity`.
     better : {"lower", "higher"}, default "lower"
@@ -178,6 +192,9 @@ def compare(
     Returns
     -------
     Comparison
+        The sample sizes, the KS test, NAMD, KL similarity, Cliff's delta,
+        the rank-sum test, the signed-rank test (None unless ``paired``) and
+        the relative change, all of ``b`` against ``a``.
 
     Raises
     ------

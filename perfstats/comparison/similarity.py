@@ -85,6 +85,8 @@ def ks(a: Any, b: Any) -> KSResult:
     Returns
     -------
     KSResult
+        The statistic ``sup |F_a(x) - F_b(x)|`` in [0, 1], its two-sided
+        p-value and the two sample sizes.
 
     Examples
     --------

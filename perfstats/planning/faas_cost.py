@@ -43,25 +43,26 @@ MIN_GRANULARITY_S = 1e-9
 class FaasPrices:
     """A validated price table.
 
-    Attributes
+    Parameters
     ----------
     date : datetime.date
         When the prices were taken.
     region : str
         The region they apply to (e.g. ``"us-east-1"``).
     per_gb_second : tuple of (str, float)
-        Price of one GB-second by architecture, sorted by name.
+        Price of one GB-second by architecture, as ``(architecture, price)``
+        pairs sorted by name.
     per_million_requests : float
         Price of one million requests.
-    currency : str
-        Currency of every price (``"USD"``).
-    duration_granularity_s : float
-        Billed durations are rounded up to a multiple of this (Lambda's
-        granularity: 1 ms).
-    provider : str
-        Whose prices these are.
-    source : str
-        Where they were read.
+    currency : str, default "USD"
+        Currency of every price.
+    duration_granularity_s : float, default 0.001
+        Billed durations are rounded up to a multiple of this, in seconds
+        (Lambda's granularity: 1 ms).
+    provider : str, default ""
+        Whose prices these are (empty when the table does not say).
+    source : str, default ""
+        Where they were read (empty when the table does not say).
 
     Examples
     --------
@@ -107,28 +108,31 @@ class FaasPrices:
 class FaasCost:
     """The cost of a set of FaaS calls, part by part.
 
-    Attributes
+    Parameters
     ----------
     calls : int
-        Billed durations summed.
+        Number of billed durations summed.
     requests : int
         Requests billed.
     billed_s : float
-        Sum of the billed durations after rounding up to the granularity.
+        Sum of the billed durations in seconds, each rounded up to the
+        billing granularity.
     gb_seconds : float
         ``billed_s * memory_mb / 1024``.
     compute : float
-        ``gb_seconds`` times the architecture's price.
+        ``gb_seconds`` times the architecture's price per GB-second.
     request : float
-        ``requests / 1e6`` times the request price.
+        ``requests / 1e6`` times the price per million requests.
     total : float
         ``compute + request``.
     memory_mb : int
-        Memory configured.
+        Memory configured for the function, in MB.
     architecture : str
         CPU architecture priced.
-    currency, region : str
-        Of the price table.
+    currency : str
+        Currency of the price table, and so of every cost.
+    region : str
+        Region of the price table.
     price_date : datetime.date
         Date of the price table.
 
@@ -187,6 +191,9 @@ def faas_prices(table: Mapping[str, Any] | None = None) -> FaasPrices:
     Returns
     -------
     FaasPrices
+        The table's date, region, prices per GB-second by architecture and
+        per million requests, currency, billing granularity, provider and
+        source.
 
     Raises
     ------
@@ -297,6 +304,10 @@ def faas_cost(
     Returns
     -------
     FaasCost
+        The list price of the calls, part by part: billed seconds,
+        GB-seconds, compute and request charges and their total, with the
+        memory, architecture and the price table's currency, region and
+        date.
 
     Raises
     ------

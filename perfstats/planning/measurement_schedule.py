@@ -44,7 +44,7 @@ MAX_THINNING_RUNS = 100_000
 class TraceSchedule:
     """The evidence one pilot trace gives for the schedule.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The trace's name (its key, or its position for a sequence).
@@ -56,9 +56,23 @@ class TraceSchedule:
     block_length : float
         Politis-White circular block length in runs (not rounded).
     block_s : float
-        That block as time, ``ceil(block_length) * sampling_interval_s``.
+        That block as time in seconds, ``max(1, ceil(block_length)) *
+        sampling_interval_s``.
     acf1 : float
         Lag-1 autocorrelation of the whole trace.
+
+    Examples
+    --------
+    >>> import math
+    >>> import numpy as np
+    >>> import perfstats
+    >>> rng = np.random.default_rng(1)
+    >>> x = np.repeat(rng.normal(size=100), 12) + 0.3 * rng.normal(size=1200)
+    >>> t = perfstats.schedule({"pilot": x}, sampling_interval=300.0).traces[0]
+    >>> t.name, t.n, t.sampling_interval_s
+    ('pilot', 1200, 300.0)
+    >>> t.block_s == math.ceil(t.block_length) * t.sampling_interval_s, t.acf1 > 0.5
+    (True, True)
     """
 
     name: str
@@ -79,7 +93,7 @@ class TraceSchedule:
 class Schedule:
     """A measurement schedule chosen from pilot traces (Metior, Section III-C).
 
-    Attributes
+    Parameters
     ----------
     interval_s : float
         Length of one run interval in seconds: the largest block over the
@@ -99,8 +113,11 @@ class Schedule:
         candidate is not longer than the trace's sampling interval (nothing
         to thin). Read-only.
     limited_by : str or None
-        The trace whose autocorrelation first moved by more than
-        ``threshold`` (None when no candidate did).
+        Name of the trace that kept the period from being longer: of the
+        traces whose autocorrelation moved by more than ``threshold`` (or
+        could no longer be computed: a thinned trace constant or shorter
+        than three runs) at the first candidate where any did, the one that
+        moved most (None when no candidate moved any).
 
     Examples
     --------

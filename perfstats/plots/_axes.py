@@ -37,7 +37,8 @@ ax : matplotlib.axes.Axes, optional
 
 Returns
 -------
-matplotlib.figure.Figure"""
+matplotlib.figure.Figure
+    The figure drawn on: a new one, or the figure that holds ``ax``."""
 _MARK = re.compile(r"^([ \t]*)\{ax_and_returns\}$", re.MULTILINE)
 
 

@@ -37,11 +37,12 @@ def history(
     result : ChangePoints, optional
         Change points to draw; computed with ``change_points(series,
         **kwargs)`` when not given.
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
         Where to draw (default: a new figure).
     unit : str, optional
         Unit for the y-axis label.
     title : str, optional
+        Title of the axes; none when not given.
     better : {"lower", "higher"}, default "lower"
         Which values are better: a change point is drawn in the "slower"
         colour when it is for the worse (a rise of a time, a fall of a
@@ -52,6 +53,7 @@ def history(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on: a new one, or the figure that holds ``ax``.
 
     Examples
     --------

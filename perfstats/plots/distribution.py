@@ -187,9 +187,15 @@ def ecdf(
     Parameters
     ----------
     data : array_like
-        1-D finite measurements.
-    q, level, method, ci_options
-        As :func:`histogram`.
+        1-D finite measurements (for ``log=True``, positive).
+    q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75)
+        As for :func:`histogram`.
+    level : float, default 0.95
+        As for :func:`histogram`.
+    method : str, default "order"
+        As for :func:`histogram`.
+    ci_options : dict, optional
+        As for :func:`histogram`.
     log : bool, default False
         Logarithmic value axis.
     unit : str, default ""

@@ -38,17 +38,28 @@ def change_replicates(
     baseline, candidate : array_like
         The two samples (baseline positive).
     statistic : {"median", "mean"} or quantile, default "median"
+        The statistic compared; a quantile in [0, 1] in any spelling of
+        :mod:`perfstats._quantiles` (``0.9``, ``"p90"``).
     paired : bool, default False
+        ``baseline[i]`` and ``candidate[i]`` were run together: pairs are
+        resampled jointly (the samples must have equal length).
     n_resamples : int, default 10000
+        Number of bootstrap resamples, the length of the result.
     rng : None, int or numpy.random.Generator
+        Seed for the resampling; the same seed as given to
+        :func:`perfstats.relative_change` gives the same draws.
 
     Returns
     -------
     numpy.ndarray
         ``n_resamples`` relative changes, drawn by
         :func:`perfstats.comparison.change.resampled_changes` (which also
-        takes ``groups``, ``per_pair`` and ``engine``); input that
-        :func:`perfstats.relative_change` refuses raises its ValueError.
+        takes ``groups``, ``per_pair`` and ``engine``).
+
+    Raises
+    ------
+    ValueError
+        For input that :func:`perfstats.relative_change` refuses.
 
     Examples
     --------
@@ -90,12 +101,19 @@ def change_distribution(
     ----------
     baseline, candidate : array_like
         Measurements of the old and new version (baseline positive).
-    statistic : {"median", "mean"} or float, default "median"
+    statistic : {"median", "mean"} or quantile, default "median"
+        The statistic compared; a quantile in [0, 1] in any spelling of
+        :mod:`perfstats._quantiles` (``0.9``, ``"p90"``).
     level : float, default 0.95
+        Confidence level of the interval drawn as the band.
     paired : bool, default False
         ``baseline[i]`` and ``candidate[i]`` were run together.
     n_resamples : int, default 10000
+        Number of bootstrap resamples, for the interval and the histogram.
     rng : None, int or numpy.random.Generator
+        Seed for the resampling. One seed is drawn from it and used for
+        both the interval and the histogram, so they come from the same
+        resamples.
     {ax_and_returns}
 
     Examples

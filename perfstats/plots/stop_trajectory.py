@@ -108,6 +108,8 @@ def criterion(decision: Decision | Mapping[str, Any]) -> Criterion | None:
     Returns
     -------
     Criterion or None
+        The values the decision judged, its threshold and which side of it
+        stops; None when the decision's ``details`` hold no judged value.
 
     Examples
     --------
@@ -137,9 +139,9 @@ def judgements(rule: Rule, data: Any, *, max_n: int | None = None) -> list[Decis
     """The rule's decision at every judgement size, without stopping at the first stop.
 
     The sizes are those a :class:`perfstats.Monitor` or
-    :func:`perfstats.replay.replay` would judge (every ``rule.interval``
-    runs from ``rule.min_n``). Going past the first stop shows whether the
-    rule would have stayed stopped.
+    :func:`perfstats.replay.replay` would judge (the multiples of
+    ``rule.interval`` from ``rule.min_n`` on). Going past the first stop
+    shows whether the rule would have stayed stopped.
 
     Parameters
     ----------
@@ -153,6 +155,9 @@ def judgements(rule: Rule, data: Any, *, max_n: int | None = None) -> list[Decis
     Returns
     -------
     list of Decision
+        One decision per judgement size, in increasing order of ``n``, each
+        made on the first ``n`` measurements; empty when there are fewer
+        measurements than the first size.
 
     Examples
     --------

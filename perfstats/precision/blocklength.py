@@ -46,7 +46,7 @@ MIN_SIZE = 11
 class BlockLength:
     """Optimal block lengths of one series (Politis & White 2004; PPW 2009).
 
-    Attributes
+    Parameters
     ----------
     stationary : float
         Optimal expected block length of the stationary bootstrap.
@@ -55,7 +55,8 @@ class BlockLength:
     n : int
         Number of observations.
     m : int
-        Bandwidth of the flat-top lag window chosen by the lag search.
+        Bandwidth ``M`` of the flat-top lag window chosen by the lag search
+        (0 for a constant series).
     m_max : int
         Largest bandwidth the search may choose, ``ceil(sqrt(n)) + K_N``;
         ``m == m_max`` usually means no run of ``K_N`` insignificant
@@ -68,6 +69,18 @@ class BlockLength:
     The lengths are real numbers and are **not** floored at 1: as in arch
     they can be below 1 (even 0 when the weighted autocovariance sum is zero)
     for series without dependence. Use :meth:`block` for an integer length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from perfstats.precision import optimal_block_length
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.repeat(rng.normal(size=50), 8) + 0.2 * rng.normal(size=400)
+    >>> b = optimal_block_length(x)
+    >>> b.n, b.m_max, b.b_max
+    (400, 25, 60.0)
+    >>> 1 < b.stationary < b.circular <= b.b_max, b.block() == int(np.ceil(b.circular))
+    (True, True)
     """
 
     stationary: float

@@ -74,17 +74,19 @@ def bootstrap_distribution(
         A float is a quantile in [0, 1] (NumPy's linear definition). A
         callable maps a 1-D array to a number.
     n_resamples : int, default 1000
+        Number of resamples, at least 1.
     block_length : None, "auto" or number, default None
         None is the i.i.d. bootstrap (Efron 1979). Otherwise a block
         bootstrap with this block length (``"auto"``: Politis & White 2004
         with the Patton et al. 2009 correction), as Metior (He et al., ASE
         2021) uses for autocorrelated cloud measurements.
-    block_kind : {"moving", "circular", "stationary", "superflow"}
-        ``"superflow"`` is the moving-block variant of SuperFlow's and
-        Metior's public reference code (``n - b`` starts and
-        ``floor((n - b) / b)`` blocks, so a resample is shorter than n),
-        kept to reproduce their published figures.
-    rng : None, int or numpy.random.Generator
+    block_kind : {"moving", "circular", "stationary", "superflow"}, default "moving"
+        The block scheme, used only with a ``block_length``. ``"superflow"``
+        is the moving-block variant of SuperFlow's and Metior's public
+        reference code (``n - b`` starts and ``floor((n - b) / b)`` blocks,
+        so a resample is shorter than n), kept to reproduce their published
+        figures.
+    rng : None, int or numpy.random.Generator, default None
         SPEC 7 seed; identical results for any number of threads.
     engine : {"auto", "order", "direct", "chain"}, default "auto"
         For a quantile: ``"order"`` draws an i.i.d. resample's order
@@ -99,6 +101,7 @@ def bootstrap_distribution(
         16,384 points or more draws the blocks far from the quantile by
         class (see :func:`perfstats.percentile_ci`). Same distribution,
         different numbers. The mean and callables always draw directly.
+
     Returns
     -------
     numpy.ndarray

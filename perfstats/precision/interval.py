@@ -219,14 +219,14 @@ def percentile_ci(
         resamples serves every quantile.
     level : float, default 0.95
         Confidence level in (0, 1).
-    method : {"order", "order-normal", "bootstrap", "exact-bootstrap", "block"}
+    method : {"order", "order-normal", "bootstrap", "exact-bootstrap", "block"}, default "order"
         * ``"order"``: exact distribution-free binomial order-statistic
           interval (coverage >= level for continuous data; Le Boudec 2010);
           the same bounds as ``scipy.stats.quantile_test(...)
           .confidence_interval()``, with ``-inf``/``inf`` where SciPy gives
           NaN.
         * ``"order-normal"``: SuperFlow 1's "general" method (Wen et al.,
-          SuperFlow, Wen et al. 2023), normal-approximation ranks exactly as its
+          SuperFlow, 2023), normal-approximation ranks exactly as its
           reference code; unbounded where the reference refuses.
         * ``"bootstrap"``: i.i.d. percentile bootstrap (SuperFlow 2).
         * ``"exact-bootstrap"``: the percentile-bootstrap interval with
@@ -270,6 +270,7 @@ def percentile_ci(
         fixed-length blocks of 16,384 points or more draw the blocks far
         from the wanted ranks by class. The engines draw the same
         distribution, not the same numbers.
+
     Returns
     -------
     Interval or tuple of Interval

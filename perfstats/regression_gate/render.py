@@ -97,6 +97,20 @@ def _unmatched(result: GateResult) -> list[str]:
 def gate_table(result: GateResult) -> str:
     """A plain-text table for a terminal, with the suite's summary below it.
 
+    Parameters
+    ----------
+    result : GateResult
+        The suite's judgement, from :func:`perfstats.gate`.
+
+    Returns
+    -------
+    str
+        One aligned row per benchmark (name, runs a side, change, CI, adjusted
+        p-value, Cliff's delta, verdict, runs needed, which values are
+        better, failed runs) under a header, then the summary line, one line
+        per benchmark in error and the names found on one side only; no
+        trailing newline.
+
     Examples
     --------
     >>> import numpy as np
@@ -158,6 +172,20 @@ def _md_cell(text: str) -> str:
 def gate_markdown(result: GateResult) -> str:
     """Markdown for a pull-request comment or ``$GITHUB_STEP_SUMMARY``.
 
+    Parameters
+    ----------
+    result : GateResult
+        The judgement of :func:`perfstats.gate` to write up for a review.
+
+    Returns
+    -------
+    str
+        A heading with the number of regressions, the summary line, a table
+        with one row per benchmark (the columns of :func:`gate_table`, the
+        verdict with an emoji), then a bullet per benchmark in error and per
+        side with names found there only; names are code spans, so nothing
+        in them is read as Markdown. Ends with a newline.
+
     Examples
     --------
     A suite where one benchmark got 10% faster and the other did not move:
@@ -210,6 +238,24 @@ def gate_junit(result: GateResult, *, strict: bool = False, suite: str = "perfst
     with no successful run (verdict ``"error"``) is an ``<error>``;
     improvements and equivalent benchmarks pass. Each case's ``system-out`` carries the
     numbers.
+
+    Parameters
+    ----------
+    result : GateResult
+        The judgement of :func:`perfstats.gate`; each benchmark becomes a test case.
+    strict : bool, default False
+        Report an inconclusive benchmark as a ``<failure>`` rather than a
+        ``<skipped>`` test, as ``result.exit_code(strict=True)`` fails on it.
+    suite : str, default "perfstats gate"
+        Name of the ``<testsuite>`` and ``classname`` of every ``<testcase>``.
+
+    Returns
+    -------
+    str
+        An XML document (UTF-8 declared): one ``<testsuite>`` with the counts
+        of tests, failures, errors and skipped tests, ``<properties>`` with
+        the geometric mean and its CI, and one ``<testcase>`` per benchmark;
+        ends with a newline.
 
     Examples
     --------

@@ -67,6 +67,7 @@ def parse_threshold(value: Any, name: str = "threshold") -> float:
     Returns
     -------
     float
+        The threshold as a fraction in [0, 1) (``"2%"`` gives 0.02).
 
     Raises
     ------
@@ -602,7 +603,8 @@ def gate(
       shrinking like ``1/sqrt(n)``, the rank test's z-score growing like
       ``sqrt(n)`` (with the BH multiplier kept), and equivalence's minimum
       run count; ``n`` is the larger side. None when the estimate sits
-      exactly on ``+-delta``.
+      exactly on ``+-delta``, or when the projection reaches no finite
+      number of runs.
 
     Across the suite, p-values are adjusted with Benjamini-Hochberg
     (:func:`perfstats.benjamini_hochberg`), and the **geometric mean** of
@@ -619,6 +621,13 @@ def gate(
     geometric mean takes its inverted ratio, so that it reads "above 1 is
     worse" for every benchmark.
 
+    A benchmark with a single run on a side (a tool that keeps one number
+    per benchmark, such as asv's ``mem_`` and ``track_`` benchmarks) is
+    ``inconclusive``, its reason saying so, its ratio that of the two
+    statistics, with no interval, test or ``runs_needed``; it is left out of
+    the p-value adjustment and the geometric mean, and the rest of the suite
+    is judged.
+
     Parameters
     ----------
     baseline, contender : mapping, sequence of tuples or DataFrame
@@ -629,7 +638,8 @@ def gate(
     statistic : {"median", "mean"} or float, default "median"
         Statistic compared; a float is a quantile.
     threshold : float or str, default 0.02
-        delta, as a fraction or a percentage string (``"2%"``).
+        The default ``delta``, as a fraction or a percentage string
+        (``"2%"``); see :func:`parse_threshold`.
     fdr : float, default 0.05
         False discovery rate for regressions and improvements.
     level : float, default 0.95
@@ -660,20 +670,17 @@ def gate(
     Returns
     -------
     GateResult
-
-    A benchmark with a single run on a side (a tool that keeps one number
-    per benchmark, such as asv's ``mem_`` and ``track_`` benchmarks) is
-    ``inconclusive``, its reason saying so, its ratio that of the two
-    statistics, with no interval, test or ``runs_needed``; it is left out of
-    the p-value adjustment and the geometric mean, and the rest of the suite
-    is judged.
+        One :class:`BenchmarkVerdict` per benchmark (sorted by name), the
+        count of each verdict, the geometric mean of the ratios with its CI,
+        the options applied and the names found on one side only;
+        :meth:`GateResult.exit_code` turns it into a CI job's exit status.
 
     Raises
     ------
     ValueError
         When no benchmark has 2 runs a side (nothing to judge), on NaN or
-        infinite values, an empty benchmark, a
-        non-positive baseline value, a name given twice, units that differ
+        infinite values, an empty benchmark, a non-positive baseline or
+        contender value, a name given twice, units that differ
         between baseline and contender, no benchmark in common (and no
         error), paired runs of unequal count, or a bad option.
 

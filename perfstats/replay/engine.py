@@ -267,6 +267,10 @@ def worker_pool(workers: int | None = None) -> ProcessPoolExecutor:
     Returns
     -------
     concurrent.futures.ProcessPoolExecutor
+        A pool of ``workers`` processes (one per CPU by default), started in
+        :func:`replay`'s multiprocessing context with its worker initialiser
+        (numba kept single-threaded), to pass as ``executor`` and shut down
+        by the caller.
 
     Examples
     --------
@@ -323,6 +327,21 @@ def _frame(rows: list[tuple[Any, ...]], columns: list[str]) -> pd.DataFrame:
 
 def judgement_grid(rule: Rule, available: int) -> range:
     """Sizes at which ``rule`` is consulted when ``available`` runs exist.
+
+    Parameters
+    ----------
+    rule : Rule
+        The stopping rule; its ``interval`` and ``min_n`` set the grid.
+    available : int
+        Runs available to the test: the trace's runs from its start offset,
+        at most ``max_n``.
+
+    Returns
+    -------
+    range
+        Every multiple of ``rule.interval`` from the first at or above
+        ``rule.min_n`` up to ``available`` inclusive; empty when
+        ``available`` is below that first multiple.
 
     Examples
     --------

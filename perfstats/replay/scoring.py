@@ -79,7 +79,7 @@ def accuracy(result: Any, truth: Any, *, grid: int = 1000) -> float:
 
 
 def credible(result: Any, truth: Any, q: Any, *, level: float = 0.95) -> bool | tuple[bool, ...]:
-    """Is the percentile of ``result`` strictly inside the truth's CI of it?
+    """Whether each percentile of ``result`` lies strictly inside the truth's CI of it.
 
     The interval is the order-statistic interval with the normal
     approximation of the ranks (``method="order-normal"``), as SuperFlow's
@@ -153,6 +153,23 @@ def relative_error(result: Any, truth: Any, *, statistic: Statistic = "mean") ->
 def cost(stops: pd.DataFrame) -> float:
     """Mean runs per test (the ``stop_n`` column of a replay).
 
+    Parameters
+    ----------
+    stops : pandas.DataFrame
+        The frame of :func:`perfstats.replay.replay` (any frame with a
+        ``stop_n`` column), at least one row.
+
+    Returns
+    -------
+    float
+        The mean of ``stop_n``: the runs a test used on average, including
+        the runs charged to tests that never stopped.
+
+    Raises
+    ------
+    ValueError
+        If ``stops`` has no ``stop_n`` column or no rows.
+
     Examples
     --------
     >>> import pandas as pd
@@ -182,10 +199,13 @@ def score_distribution(
     ----------
     stops : pandas.DataFrame
         The frame of :func:`perfstats.replay.replay`.
-    traces : mapping of str to array_like
-        The traces that were replayed.
-    truths : mapping of str to array_like, optional
-        Ground truth per trace (default: the whole trace, as in SuperFlow).
+    traces : mapping of str to array_like, or sequence of array_like
+        The traces that were replayed, by the names in ``stops["trace"]``
+        (a sequence is named ``"0"``, ``"1"``, ... by position, as
+        :func:`perfstats.replay.replay` names it).
+    truths : mapping of str to array_like, or sequence of array_like, optional
+        Ground truth per trace, named as ``traces`` (default: the whole
+        trace, as in SuperFlow).
     q : quantile or sequence of quantiles, default (0.25, 0.5, 0.75, 0.9)
         Percentiles whose credibility is scored, in any spelling of
         :mod:`perfstats._quantiles` (``0.9``, ``"p90"``).
@@ -242,10 +262,16 @@ def score_estimate(
 
     Parameters
     ----------
-    stops, traces
-        As :func:`score_distribution`.
-    truths : mapping of str to array_like
-        Ground-truth runs per trace (Metior: the last five weeks).
+    stops : pandas.DataFrame
+        The frame of :func:`perfstats.replay.replay`; its ``trace``,
+        ``start`` and ``stop_n`` columns say which runs each test used.
+    traces : mapping of str to array_like, or sequence of array_like
+        The traces that were replayed, by the names in ``stops["trace"]``
+        (a sequence is named ``"0"``, ``"1"``, ... by position, as
+        :func:`perfstats.replay.replay` names it).
+    truths : mapping of str to array_like, or sequence of array_like
+        Ground-truth runs per trace, named as ``traces`` (Metior: the last
+        five weeks).
     statistic : {"mean", "median"} or float, default "mean"
         The performance result.
     error : float, default 0.03
@@ -293,7 +319,7 @@ def score_estimate(
     return out
 
 
-def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame:
+def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any] | Sequence[Any]) -> pd.DataFrame:
     """Add SHARP's distances to the whole trace and the runs saved to a replay frame.
 
     Each test's runs ``traces[trace][start : start + stop_n]`` are compared
@@ -302,8 +328,11 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
 
     Parameters
     ----------
-    stops, traces
-        As :func:`score_distribution`.
+    stops : pandas.DataFrame
+        As for :func:`score_distribution`.
+    traces : mapping of str to array_like, or sequence of array_like
+        As for :func:`score_distribution`; each is also the whole trace the
+        test's runs are compared with.
 
     Returns
     -------
@@ -326,8 +355,9 @@ def score_prefix(stops: pd.DataFrame, traces: Mapping[str, Any]) -> pd.DataFrame
     ks_values: list[float] = []
     namd_values: list[float] = []
     saved: list[float] = []
+    table = named_traces(traces)
     for trace, start, stop_n in _tests(stops):
-        x = as_sample(traces[trace], f"traces[{trace!r}]")
+        x = as_sample(lookup_trace(table, trace), f"traces[{trace!r}]")
         used = x[start : start + stop_n]
         ks_values.append(ks(used, x).statistic)
         namd_values.append(relative_error(used, x, statistic="mean"))

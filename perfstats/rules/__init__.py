@@ -69,6 +69,28 @@ def by_name(name: str, **options: Any) -> Rule:
     of the relative-error rules) are accepted with a
     :class:`DeprecationWarning` naming the new one.
 
+    Parameters
+    ----------
+    name : str
+        A key of :data:`RULES` (the table above), in any letter case, e.g.
+        ``"superflow"``, ``"ci-width"`` or ``"fixed"``.
+    **options : Any
+        Keyword arguments of the rule's class, passed on unchanged (e.g.
+        ``error`` and ``level`` for :class:`SuperFlow`, ``n`` for
+        :class:`Fixed`); options left out take the class's defaults.
+
+    Returns
+    -------
+    Rule
+        A new instance of the registered class, configured with
+        ``options``.
+
+    Raises
+    ------
+    ValueError
+        For a name no rule is registered under, or an option the rule does
+        not take (or an invalid value of one).
+
     Examples
     --------
     >>> from perfstats.rules import by_name

@@ -75,22 +75,23 @@ class Metior(Rule):
         Floor on the block length ``max(ceil(b*_circular), min_block_length)``;
         Metior's own evaluation floors it at six hours of runs. Sets too short
         for Politis-White (fewer than 11 points) use this floor.
-    block_from : {"both", "previous"}, default "both"
-        Where ``b*_circular`` comes from: the larger of the lengths of the
-        previous runs ``S`` and of all runs ``S'`` (the paper: "the block
-        sizes are automatically selected based on the data of S and S'"), or
-        ``S`` only (the public reference code). One length serves both
-        resamples either way. On protocol B (33 cloud traces) both give the
-        same accuracy to within one test in a thousand.
     form : {"absolute", "interval"}, default "absolute"
         ``"absolute"``: the ``level`` quantile of ``|delta*|`` is at most
         ``error`` (the reference code); ``"interval"``: ``-error < L`` and
         ``H < error`` for the central ``level`` interval ``(L, H)`` of
         ``delta*`` (the paper).
-    block_kind : str, default "moving"
+    block_kind : {"moving", "circular", "stationary", "superflow"}, default "moving"
         Block scheme of :func:`perfstats.precision.bootstrap.bootstrap_distribution`;
         ``"superflow"`` is the moving-block variant of SuperFlow's reference
         code.
+    block_from : {"both", "previous"}, default "both"
+        Where ``b*_circular`` comes from: the larger of the lengths of the
+        previous runs ``S`` and of all runs ``S'`` (the paper: "the block
+        sizes are automatically selected based on the data of S and S'"), or
+        ``S`` only (the public reference code). One length serves both
+        resamples either way. Both are compared on the cloud traces in
+        ``benchmarks/results/reproduce_metior_block_both_stride10.txt`` and
+        ``reproduce_metior_block_previous_stride10.txt``.
     rng : None, int or numpy.random.Generator
         Seeds the resamples. One base seed is drawn when the rule is built, so
         ``check`` is a pure function of the data.

@@ -42,8 +42,8 @@ class PT4Cloud(Rule):
     interval : int, default 5
         Runs per run interval; ``S_pre`` is ``S_cur`` without its last
         ``interval`` runs, so the first judgement is at ``2 * interval``.
-        (PT4Cloud itself used one-week intervals on VMs; SuperFlow evaluated
-        it with 5-run intervals on serverless functions.)
+        PT4Cloud itself used one-week intervals on VMs; SuperFlow evaluated
+        it with 5-run intervals on serverless functions.
 
     Examples
     --------

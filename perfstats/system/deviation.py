@@ -47,6 +47,15 @@ class LocalDeviation:
         Time unit of the samples (``"ns"``, ``"us"``, ``"ms"``, ``"s"``).
     deviated : bool
         ``pvalue <= alpha`` and ``magnitude != "negligible"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import perfstats
+    >>> before = np.random.default_rng(0).normal(0.010, 0.0005, size=30)
+    >>> res = perfstats.local_deviation(before, before + 0.002)
+    >>> res.deviated, res.magnitude, round(res.md, 6), (res.n_before, res.n_after)
+    (True, 'large', 0.002, (30, 30))
     """
 
     pvalue: float
@@ -90,6 +99,9 @@ def local_deviation(
     Returns
     -------
     LocalDeviation
+        The rank-sum p-value, Cliff's delta and its magnitude, the mean
+        difference (absolute and relative to the mean before), and whether
+        the component deviated.
 
     Raises
     ------

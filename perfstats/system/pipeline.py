@@ -37,6 +37,26 @@ class SystemRegression:
         ``{request_class: {station: factor}}``.
     prediction : RegressionPrediction
         Steps 5-6.
+
+    Examples
+    --------
+    One component on one station, 30% slower after the change:
+
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from perfstats import CallGraph, detect_system_regression
+    >>> from perfstats.system.queueing import OpenNetwork, Station
+    >>> model = OpenNetwork([Station("db", demands={"q": 0.004})], arrival_rates={"q": 100.0})
+    >>> g = nx.DiGraph()
+    >>> g.add_node("db.query", subsystem="db", calls=1, inclusive=0.004)
+    >>> one = CallGraph(g)
+    >>> x = np.random.default_rng(0).normal(0.004, 0.0001, size=30)
+    >>> res = detect_system_regression({"db.query": x}, {"db.query": x * 1.3}, one, one, model,
+    ...                                n_requests=2_000, rng=1)
+    >>> res.deviations["db.query"].deviated, round(res.demand_factors["db"], 2)
+    (True, 1.3)
+    >>> res.regression, res.prediction.magnitude
+    (True, 'small')
     """
 
     regression: bool
@@ -139,8 +159,13 @@ def detect_system_regression(
         Significance level of both statistical tests.
     unit : str
         Time unit of the component measurements.
-    n_requests, rng
-        Passed to :func:`predict_regression`.
+    n_requests : int, default 10000
+        Requests simulated per version by :func:`predict_regression` (fewer
+        when the changed demands saturate a station); checked before the
+        local analyses run.
+    rng : None, int or numpy.random.Generator
+        Seeds the simulations of :func:`predict_regression`; both versions
+        use the same stream.
     baseline : {"graph", "model"}
         What a subsystem's change is divided by to give its demand factor:
         its time in the system graph (the sum over its top-level
@@ -152,6 +177,9 @@ def detect_system_regression(
     Returns
     -------
     SystemRegression
+        The verdict and its reason, with every step's result: the local
+        deviations, their propagation, the demand factors applied to the
+        model and the model's prediction.
 
     Raises
     ------

@@ -102,6 +102,17 @@ class RegressionPrediction:
         Significance level.
     before, after : SimulationResult
         The two simulations.
+
+    Examples
+    --------
+    >>> from perfstats import predict_regression
+    >>> from perfstats.system.queueing import OpenNetwork, Station
+    >>> model = OpenNetwork([Station("db", demands={"q": 0.01})], arrival_rates={"q": 20.0})
+    >>> res = predict_regression(model, {"db": 1.5}, n_requests=2_000, rng=0)
+    >>> res.regression, res.magnitude, res.n_requests, res.saturated
+    (True, 'small', 2000, ())
+    >>> round(res.cpu_mpd["db"])  # utilisation 0.2 -> 0.3: ten percentage points
+    10
     """
 
     regression: bool
@@ -242,6 +253,10 @@ def predict_regression(
     Returns
     -------
     RegressionPrediction
+        The verdict and its reason, the rank-sum p-value, Cliff's delta and
+        the mean performance degradation over all requests and per class,
+        the CPU change per station, the saturated stations and the two
+        simulations.
 
     Raises
     ------

@@ -39,6 +39,12 @@ def parse(data: Any, *, format: str | None = None, source: str | None = None,
         Passed to the format's parser (``metric=`` for gbench and gotest,
         ``name=`` for criterion).
 
+    Returns
+    -------
+    Results
+        The tidy per-run values of every benchmark in ``data``, with the
+        format read and what the tool recorded beside them.
+
     Raises
     ------
     FormatError
@@ -114,7 +120,37 @@ def read(
     benchmark's directory names it); a directory is read as criterion's
     output (``target/criterion``): every ``new/sample.json`` below it. A
     directory with another ``format`` is refused rather than read as
-    criterion's. ``keep_unrun`` is as in :func:`parse`.
+    criterion's.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The results file (gzip-compressed or not), or a directory of
+        criterion's output.
+    format : str, optional
+        One of :data:`FORMATS`; sniffed from the content when not given.
+    keep_unrun : bool, default False
+        Keep a benchmark with failed runs and no successful one (in
+        :attr:`Results.unrun`) instead of refusing the file, as in :func:`parse`.
+    **options
+        Passed to the format's parser (``metric=`` for gbench and gotest,
+        ``name=`` for criterion; for a criterion ``sample.json`` the name is
+        found beside the file unless given).
+
+    Returns
+    -------
+    Results
+        The tidy per-run values of every benchmark in the file (of every
+        ``sample.json`` below a directory), with the format read and what
+        the tool recorded beside them.
+
+    Raises
+    ------
+    ValueError
+        A ``format`` that is none of :data:`FORMATS`.
+    FormatError
+        A ValueError naming the file, the format it looked like and what was
+        wrong.
 
     Examples
     --------

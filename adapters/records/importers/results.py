@@ -31,6 +31,30 @@ class FormatError(ValueError):
     """A file that is not what it looked like, or is damaged.
 
     The message names the format it looked like and what was wrong.
+
+    Parameters
+    ----------
+    fmt : str or None
+        The tool's name for the format the data looked like (``"JMH"``,
+        ``"hyperfine"``), kept as ``format``; None when it looked like
+        none.
+    problem : str
+        What was wrong, worded to follow the file's name (``"is empty"``,
+        ``"is not valid JSON ..."``); kept as ``problem``.
+    source : str, optional
+        The file the data came from, named first in the message; kept as
+        ``source``.
+
+    Examples
+    --------
+    >>> from perfstats.adapters.io import FormatError, parse
+    >>> str(FormatError("JMH", "lacks primaryMetric", "jmh.json"))
+    'jmh.json: looks like JMH but lacks primaryMetric'
+    >>> try:
+    ...     parse("", source="bench.txt")
+    ... except FormatError as exc:
+    ...     print(exc.format, exc.problem, exc.source, sep=" | ")
+    None | is empty | bench.txt
     """
 
     def __init__(self, fmt: str | None, problem: str, source: str | None = None) -> None:
@@ -65,6 +89,21 @@ class Results:
         Runs the tool recorded as failed, by benchmark (a non-zero exit
         code, an error); they are not in ``frame``. A benchmark none of
         whose runs succeeded is here only (see :attr:`unrun`).
+
+    Examples
+    --------
+    :func:`~perfstats.adapters.io.parse` and :func:`~perfstats.adapters.io.read`
+    return them; here from a hyperfine export:
+
+    >>> from perfstats.adapters.io import parse
+    >>> res = parse({"results": [{"command": "ls", "times": [0.25, 0.5, 0.75]},
+    ...                          {"command": "ls -l", "times": [1.0, 1.25]}]})
+    >>> res
+    Results(hyperfine: 2 benchmarks, 5 values)
+    >>> res.format, res.benchmarks
+    ('hyperfine', ['ls', 'ls -l'])
+    >>> res.values("ls").tolist(), res.unit("ls"), res.direction("ls")
+    ([0.25, 0.5, 0.75], 's', 'lower')
     """
 
     frame: pd.DataFrame

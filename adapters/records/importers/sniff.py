@@ -149,8 +149,25 @@ def decode(data: str | bytes, source: str | None = None) -> tuple[Any, str]:
 def sniff(data: Any, *, source: str | None = None) -> str:
     """The format of ``data``: text or bytes of a file, or an already decoded JSON object.
 
-    Returns one of :data:`FORMATS`. Raises FormatError naming what the data
-    looked like when no format fits.
+    Parameters
+    ----------
+    data : str, bytes or JSON object
+        The file's content (bytes may be gzip-compressed), or the JSON
+        object decoded from it.
+    source : str, optional
+        Where the data came from, named in error messages.
+
+    Returns
+    -------
+    str
+        The key of the format the data is in, one of :data:`FORMATS`
+        (``"hyperfine"``, ``"gotest"``, ...).
+
+    Raises
+    ------
+    FormatError
+        When no format fits, naming what the data looked like (empty, JSON
+        that does not parse, JSON of no known benchmark format, ...).
 
     Examples
     --------

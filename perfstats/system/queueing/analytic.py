@@ -50,6 +50,8 @@ def erlang_c(servers: int, offered_load: float) -> float:
     Returns
     -------
     float
+        The probability ``C(c, a)`` that an arrival finds all ``c`` servers
+        busy and has to wait, in [0, 1).
 
     Raises
     ------

@@ -36,6 +36,15 @@ class QueueingSolution:
         plus service).
     method : str
         How it was computed.
+
+    Examples
+    --------
+    >>> from perfstats.system.queueing import OpenNetwork, Station
+    >>> net = OpenNetwork([Station("api", servers=2, demands={"get": 0.01})],
+    ...                   arrival_rates={"get": 100.0})
+    >>> sol = net.solve()
+    >>> sol.method, round(sol.utilization["api"], 3), round(sol.response_time["get"], 5)
+    ('open M/M/c (Erlang C)', 0.5, 0.01333)
     """
 
     utilization: Mapping[str, float]
@@ -80,6 +89,17 @@ class SimulationResult:
         Requests discarded at the start (the network starts empty).
     seed : int
         Seed of the simulation's random stream (reproduces the run).
+
+    Examples
+    --------
+    >>> from perfstats.system.queueing import OpenNetwork, Station
+    >>> net = OpenNetwork([Station("api", servers=2, demands={"get": 0.01})],
+    ...                   arrival_rates={"get": 100.0})
+    >>> sim = net.simulate(n_requests=2_000, rng=1)
+    >>> sim.n_requests, sorted(sim.response_times), round(sim.utilization["api"], 1)
+    (2000, ['get'], 0.5)
+    >>> round(sim.cpu_percent["api"], -1)  # two servers, each busy half the time
+    100.0
     """
 
     response_times: Mapping[str, npt.NDArray[np.float64]]

@@ -100,6 +100,16 @@ class Station:
     utilisation is then the share of time its servers are busy, which the
     slowdown raises above the offered load.
 
+    References
+    ----------
+    F. Baskett, K. M. Chandy, R. R. Muntz and F. G. Palacios, "Open, closed,
+    and mixed networks of queues with different classes of customers",
+    Journal of the ACM 22(2), 1975.
+
+    E. D. Lazowska, J. Zahorjan, G. S. Graham and K. C. Sevcik, "Quantitative
+    System Performance", Prentice-Hall, 1984 (Chapter 8: load-dependent
+    service centers).
+
     Examples
     --------
     >>> from perfstats.system.queueing import Station
@@ -110,16 +120,6 @@ class Station:
     >>> st = Station("pricing", demands={"buy": 0.008}, slowdown=[1.0, 1.05, 1.1])
     >>> st.slowdown_at(2), st.slowdown_at(50)
     (1.05, 1.1)
-
-    References
-    ----------
-    F. Baskett, K. M. Chandy, R. R. Muntz and F. G. Palacios, "Open, closed,
-    and mixed networks of queues with different classes of customers",
-    Journal of the ACM 22(2), 1975.
-
-    E. D. Lazowska, J. Zahorjan, G. S. Graham and K. C. Sevcik, "Quantitative
-    System Performance", Prentice-Hall, 1984 (Chapter 8: load-dependent
-    service centers).
     """
 
     name: str

@@ -16,8 +16,10 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from perfstats.adapters.records.importers import (
     FORMATS,
@@ -26,6 +28,7 @@ from perfstats.adapters.records.importers import (
     read,
     sniff,
     to_bmf,
+    to_pyperf,
     write,
 )
 from support.tools import asv_project, run_tool
@@ -336,6 +339,13 @@ def test_bmf_export(made: dict[str, Path], tmp_path: Path) -> None:
     assert "ops_per_us" in back["org.example.SumBench.sumThroughput"]
     with pytest.raises(ValueError, match="pyperf has no unit for 'ops/us'"):
         write(read(SAMPLES / "jmh.json"), tmp_path / "p.json", format="pyperf")
+
+
+@pytest.mark.parametrize("export", [to_bmf, to_pyperf])
+def test_exports_refuse_a_benchmark_in_two_units(export: Any) -> None:
+    mixed = pd.DataFrame({"benchmark": ["a", "a"], "value": [1.0, 1.1], "unit": ["ms", "s"]})
+    with pytest.raises(ValueError, match=r"benchmark 'a' mixes units \['ms', 's'\]"):
+        export(mixed)
 
 
 def test_importer_output_feeds_the_gate(made: dict[str, Path]) -> None:

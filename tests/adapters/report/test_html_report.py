@@ -28,7 +28,7 @@ from perfstats.adapters.cli import main
 from perfstats.adapters.driver.result import judged_values
 from perfstats.adapters.records.record import read_metadata
 from perfstats.adapters.report.formatting import quantity
-from perfstats.adapters.report.html import write_html_report
+from perfstats.adapters.report.html import render_html_report, write_html_report
 from PIL import Image
 from support import browser
 from support.suites import WORKLOADS
@@ -329,3 +329,9 @@ def test_write_html_report_refuses_what_it_cannot_read(tmp_path: Path, run_recor
     with pytest.raises(ValueError, match="does not exist"):
         write_html_report(run_record, tmp_path / "no" / "such" / "x.html")
     assert not (tmp_path / "x.html").exists()
+
+
+def test_render_takes_the_record_as_a_string_path(run_record: Path) -> None:
+    page = render_html_report(str(run_record))
+    assert page.startswith("<!DOCTYPE html>")
+    assert f"<title>Run report: {read_metadata(run_record)['target']['name']}" in page

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from perfstats.replay import replay
-from perfstats.replay.scoring import score_distribution, score_estimate
+from perfstats.replay.scoring import score_distribution, score_estimate, score_prefix
 from perfstats.rules import Fixed
 
 
@@ -30,6 +30,8 @@ def test_scoring_takes_what_replay_takes(shape: str) -> None:
     assert len(scored) == 2 and scored["accuracy"].between(0, 1).all()
     est = score_estimate(stops, traces, traces, statistic="median")  # type: ignore[arg-type]
     assert est["accurate"].dtype == bool
+    prefix = score_prefix(stops, traces)  # type: ignore[arg-type]
+    assert np.allclose(prefix["saved"], [1 - 20 / 60, 1 - 20 / 80])
 
 
 def test_missing_trace_is_named() -> None:
@@ -39,3 +41,5 @@ def test_missing_trace_is_named() -> None:
         score_distribution(stops, traces)
     with pytest.raises(ValueError, match="truths has no trace named 'zz'"):
         score_estimate(stops, {"zz": traces["a"]}, traces)
+    with pytest.raises(ValueError, match="traces has no trace named 'zz'"):
+        score_prefix(stops, traces)
