@@ -140,6 +140,22 @@ def check_sections(site: Path) -> None:
         page = site / "api" / "generated" / f"{name}.html"
         assert page.is_file(), name
         assert "Parameters" in page.read_text(encoding="utf-8"), name
+    # A class's page documents its methods: a harness's loop is built on
+    # Monitor.add, a rule is called through the check it inherits, and a
+    # model simulates through a method of its private base.
+    for cls, methods in (
+        ("perfstats.rules.monitor.Monitor", ("add",)),
+        ("perfstats.rules.SuperFlow", ("check",)),
+        ("perfstats.system.queueing.OpenNetwork", ("solve", "simulate", "with_demand_factors")),
+    ):
+        page = parse(site / "api" / "generated" / f"{cls}.html")
+        for method in methods:
+            assert any(i.endswith(f".{method}") for i in page.ids), (cls, method)
+    # Section headers are read as headers, not as parameters named "Returns".
+    text = (site / "api" / "generated" / "perfstats.precision.percentile_ci.html").read_text(
+        encoding="utf-8"
+    )
+    assert "<strong>Returns</strong>" not in text
 
 
 def test_link_check_finds_a_broken_link_and_anchor(tmp_path: Path) -> None:

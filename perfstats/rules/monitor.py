@@ -118,8 +118,29 @@ class Monitor:
     def add(self, values: Any) -> Decision:
         """Append measurements and return the current decision.
 
-        After the monitor has stopped, further values are still stored in
-        :attr:`data` but not judged.
+        The rule is consulted at every judgement size the new values reach
+        (a batch spanning several is judged at each, in order), and the run
+        stops at the first one where the rule says stop. After the monitor
+        has stopped, further values are still stored in :attr:`data` but not
+        judged.
+
+        Parameters
+        ----------
+        values : float or array_like
+            One measurement or a 1-D batch of them, finite; an empty batch
+            changes nothing.
+
+        Returns
+        -------
+        Decision
+            The latest decision: the rule's at the last judgement size
+            reached, or, before the first one, a waiting decision whose
+            reason says when the next judgement comes.
+
+        Raises
+        ------
+        ValueError
+            For values that are not finite or not one-dimensional.
 
         Examples
         --------
@@ -295,6 +316,22 @@ class MultiMonitor:
         A series missing from ``values`` gets nothing this time; a new name
         starts a new series. Values of a stopped series are kept but not
         judged, as :meth:`Monitor.add` does.
+
+        Parameters
+        ----------
+        values : mapping of str to float or array_like
+            New values by series name, each as :meth:`Monitor.add` takes them.
+
+        Returns
+        -------
+        dict of str to Decision
+            The latest decision of every series seen so far (:attr:`decisions`).
+
+        Raises
+        ------
+        ValueError
+            When ``values`` is not a mapping, or a series' values are refused
+            as :meth:`Monitor.add` refuses them.
 
         Examples
         --------

@@ -279,6 +279,7 @@ class OpenNetwork(_Network):
         Returns
         -------
         OpenNetwork
+            A new network; this one is unchanged.
 
         Raises
         ------
