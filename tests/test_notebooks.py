@@ -30,15 +30,28 @@ PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 CELL_TIMEOUT = 300
 # Executes one notebook in a fresh kernel and writes it, outputs and all, to
 # a second path; a cell that raises exits non-zero with nbclient's message.
+# The kernel talks over Unix sockets, not TCP: a TCP kernel's ports are picked
+# free and bound only once the kernel has started, and on a busy machine
+# another process (another kernel, a test's client) can take one in between;
+# the kernel then dies with "Address already in use". Each kernel's sockets
+# live in a folder of its own, since socket names are numbered from 1.
 _EXECUTE = """
-import sys
+import shutil, sys, tempfile
 from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 src, dst, timeout = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 nb = nbformat.read(src, as_version=4)
-NotebookClient(nb, timeout=timeout, kernel_name="python3",
-               resources={"metadata": {"path": str(src.parent)}}).execute()
+sockets = tempfile.mkdtemp(prefix="nbk-")
+config = Config()
+config.KernelManager.transport = "ipc"
+config.KernelManager.ip = sockets + "/kernel"
+try:
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", config=config,
+                   resources={"metadata": {"path": str(src.parent)}}).execute()
+finally:
+    shutil.rmtree(sockets, ignore_errors=True)
 nbformat.write(nb, dst)
 """
 
