@@ -20,6 +20,7 @@ DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 # benchmarks/ is referenced by the reproduction pages and imported by one notebook.
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(DOCS / "_ext"))
 # The notebooks read this when their kernel starts: a subset of the traces keeps
 # the build to a few minutes; PERFSTATS_QUICK=0 renders the full runs.
 os.environ.setdefault("PERFSTATS_QUICK", "1")
@@ -37,6 +38,7 @@ extensions = [
     "numpydoc",
     "myst_nb",
     "sphinx_copybutton",
+    "member_docstrings",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
@@ -66,14 +68,14 @@ numpydoc_validation_checks = {
 }  # fmt: skip
 # Module constants (tuples of names, the rule registry) describe a value: they
 # have no parameters, returns or examples to check. Methods and properties
-# (``Class.member``) are shown on their class's page and held to no rule: an
-# accessor such as ``CallGraph.inclusive(name)`` says all in one line, and a
-# method a caller's loop is built on documents its parameters and returns
-# anyway (``Monitor.add``).
+# (``Class.member``) are left to the member_docstrings extension (docs/_ext),
+# which holds them to the same rules but the example: the class's example
+# shows its members at work.
 numpydoc_validation_exclude = {
     r"\.(BLOCK_KINDS|COLUMNS|DISTRIBUTION_CLASSES|RULES|STEADY_STATES|VERDICTS)$",
     r"\.[A-Z][A-Za-z0-9]*\.[a-z_][A-Za-z0-9_]*$",
 }
+member_validation_checks = numpydoc_validation_checks - {"EX01"}
 # A References section lists the papers behind a module even where its text
 # cites none of them by label.
 suppress_warnings = ["ref.citation"]

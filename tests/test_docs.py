@@ -5,17 +5,20 @@ quick mode) into a temporary folder serves every test here: no relative link
 or anchor of any page may point at nothing, each notebook page shows the
 figures its execution drew, and headless Chromium renders the front page with
 the theme's scripts run. The pages' Python examples run as doctests, as the
-README's do.
+README's do. Controls show that the link check and the validation of the
+classes' methods find what they look for.
 """
 
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import os
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -178,6 +181,51 @@ def test_link_check_finds_a_broken_link_and_anchor(tmp_path: Path) -> None:
     assert all(p.startswith("b.html") for p in problems), problems
     assert any("no anchor #nowhere" in p for p in problems)
     assert any("gone.png" in p for p in problems)
+
+
+def load_member_docstrings() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "member_docstrings", DOCS / "_ext" / "member_docstrings.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Gauge:
+    """A class whose members document themselves well and badly."""
+
+    def reading(self, unit: str) -> float:
+        """The reading in ``unit``."""
+        return 0.0
+
+    def scaled(self, factor: float) -> float:
+        """The reading times ``factor``.
+
+        Parameters
+        ----------
+        factor : float
+            Scale of the reading.
+
+        Returns
+        -------
+        float
+            The scaled reading.
+        """
+        return 0.0 * factor
+
+
+def test_member_check_finds_an_undocumented_parameter_and_return() -> None:
+    # A control for the validation of methods, which the build applies to
+    # every class page: a method without its sections is found, one with them is not.
+    members = load_member_docstrings()
+    checks = {"PR01", "RT01"}
+    assert members.member_problems(Gauge.scaled, checks) == []
+    problems = members.member_problems(Gauge.reading, checks)
+    assert [p[:4] for p in problems] == ["PR01", "RT01"], problems
+    assert "unit" in problems[0]
+    assert members.member_problems(Gauge.reading, {"RT01"}) == [problems[1]]
 
 
 def check_notebook_figures(site: Path) -> None:

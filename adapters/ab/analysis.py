@@ -178,22 +178,65 @@ class SuiteAnalysis:
         return "unpaired"
 
     def verdict(self, benchmark: str) -> BenchmarkVerdict:
-        """The verdict of ``benchmark``."""
+        """The verdict of ``benchmark``.
+
+        Parameters
+        ----------
+        benchmark : str
+            Name of the benchmark.
+
+        Returns
+        -------
+        BenchmarkVerdict
+            What the run says about it, also when it was not judged
+            (``"too few results"``).
+
+        Raises
+        ------
+        ValueError
+            When the analysis has no benchmark of that name.
+        """
         for v in self.verdicts:
             if v.benchmark == benchmark:
                 return v
         raise ValueError(f"no benchmark {benchmark!r} in the analysis")
 
     def changes(self) -> dict[str, RelativeChange]:
-        """The relative changes of the judged benchmarks, by name."""
+        """The relative changes of the judged benchmarks, by name.
+
+        Returns
+        -------
+        dict of str to RelativeChange
+            The bootstrap CI of each judged benchmark's relative median
+            change, in benchmark order; benchmarks with ``"too few results"``
+            are left out, so it is empty when none was judged.
+        """
         return {v.benchmark: v.change for v in self.verdicts if v.change is not None}
 
     def counts(self) -> dict[str, int]:
-        """How many benchmarks got each verdict."""
+        """How many benchmarks got each verdict.
+
+        Returns
+        -------
+        dict of str to int
+            Every verdict, ``"slower"``, ``"faster"``, ``"no change"`` and
+            ``"too few results"`` in this order, with its number of
+            benchmarks (0 included).
+        """
         return {name: sum(v.verdict == name for v in self.verdicts) for name in VERDICTS}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per benchmark (see :meth:`BenchmarkVerdict.to_dict`)."""
+        """One row per benchmark (see :meth:`BenchmarkVerdict.to_dict`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of :meth:`BenchmarkVerdict.to_dict`, one row per
+            benchmark in benchmark order; a benchmark not judged has NaN for
+            the estimate, CI, level, p-value and Cliff's delta, an empty
+            ``magnitude`` and ``liao_changed`` None. With no benchmark, the
+            frame has neither rows nor columns.
+        """
         return pd.DataFrame([v.to_dict() for v in self.verdicts])
 
 

@@ -74,6 +74,26 @@ class TargetPerVersion(SuiteTarget):
         target's keyword options, e.g. ``{"argv": ["./bench"], "regex":
         "ns=(\\\\d+)", "unit": "ns"}``.
 
+        Parameters
+        ----------
+        benchmarks : sequence of Benchmark
+            The suite's benchmarks, each version's parameters
+            (:meth:`~perfstats.adapters.ab.benchmark.Benchmark.params`) as
+            above. A version without a ``label`` option is labelled with the
+            benchmark's name and the version, e.g. ``"sort/candidate"``.
+
+        Returns
+        -------
+        TargetPerVersion
+            The two versions' targets of every benchmark, under its name.
+
+        Raises
+        ------
+        ValueError
+            When a version's ``kind`` is unknown, or its ``argv`` or options do
+            not suit that target; the message names the benchmark and version.
+            Whatever is raised, the targets built until then are closed first.
+
         Examples
         --------
         >>> from perfstats.adapters.ab.benchmark import Benchmark

@@ -87,7 +87,32 @@ class SuiteRun:
     metadata: Mapping[str, Any]
 
     def analyse(self, rng: Any = None) -> SuiteAnalysis:
-        """Judge every benchmark with the suite's settings (seeded with :attr:`seed`)."""
+        """Judge every benchmark with the suite's settings (seeded with :attr:`seed`).
+
+        The settings are read from the suite's configuration as a record's
+        metadata holds it (:func:`~perfstats.adapters.ab.analysis.analysis_settings`),
+        so that this and a later analysis of the record judge alike.
+
+        Parameters
+        ----------
+        rng : None, int or numpy.random.Generator, optional
+            Seed of the bootstraps; None (the default) uses :attr:`seed`, so
+            that analysing the same run again gives the same CIs.
+
+        Returns
+        -------
+        SuiteAnalysis
+            The verdict of every benchmark, in the suite's order: duet
+            results paired by call, RMIT results paired by trial when the
+            suite's ``by_trial`` is set, else unpaired.
+
+        Raises
+        ------
+        ValueError
+            When a benchmark's values cannot be compared (a non-finite
+            value, a baseline value not above 0); the message names the
+            benchmark.
+        """
         # The settings as a record's metadata gives them, so a run and a
         # later ``perfstats ab --from-record`` judge alike.
         return analyse(

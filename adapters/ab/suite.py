@@ -141,14 +141,44 @@ class Suite:
         return self.calls * self.repeats
 
     def benchmark(self, name: str) -> Benchmark:
-        """The benchmark called ``name``."""
+        """The benchmark called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            Name of one of the suite's benchmarks.
+
+        Returns
+        -------
+        Benchmark
+            That benchmark, with its two versions' parameters.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is none of the suite's benchmarks.
+        """
         for bench in self.benchmarks:
             if bench.name == name:
                 return bench
         raise ValueError(f"no benchmark {name!r} in the suite")
 
     def plan(self, rng: Any = None) -> list[Call]:
-        """The calls of one run of the suite, in the order they start."""
+        """The calls of one run of the suite, in the order they start.
+
+        Parameters
+        ----------
+        rng : None, int or numpy.random.Generator, optional
+            Seed of the random orders; the same seed gives the same plan.
+
+        Returns
+        -------
+        list of Call
+            For duet, ``calls`` calls per benchmark, each running both
+            versions ``repeats`` times; for RMIT, ``calls`` trials of one
+            call per benchmark and version, each running that version
+            ``repeats`` times. Calls are numbered from 1 in this order.
+        """
         return plan_suite(
             self.schedule,
             [b.name for b in self.benchmarks],
@@ -158,7 +188,17 @@ class Suite:
         )
 
     def config(self) -> dict[str, Any]:
-        """The suite as plain data (secrets redacted), for records."""
+        """The suite as plain data (secrets redacted), for records.
+
+        Returns
+        -------
+        dict of str to Any
+            The schedule and analysis settings under their attribute names,
+            the target's configuration under ``"target"`` and, under
+            ``"benchmarks"``, each benchmark's name and its two versions'
+            parameters; secrets in them are replaced
+            (:func:`~perfstats.adapters.records.redaction.redact`).
+        """
         return redact(
             {
                 "schedule": self.schedule,

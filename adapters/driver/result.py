@@ -100,6 +100,23 @@ class RunResult:
     def series_values(self, name: str) -> np.ndarray:
         """The values of series ``name`` its rule judged, in run order.
 
+        Parameters
+        ----------
+        name : str
+            One of :attr:`series_names`; ``"value"`` is the primary value.
+
+        Returns
+        -------
+        numpy.ndarray
+            The series' successful values (float64, in its unit) of the
+            successful measurement runs, warm-up runs left out; empty when
+            there are none.
+
+        Raises
+        ------
+        ValueError
+            If ``name`` is not one of :attr:`series_names`.
+
         Examples
         --------
         >>> from perfstats.adapters import Command, run

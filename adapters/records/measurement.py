@@ -111,7 +111,36 @@ class Measurement:
         status: str = ERROR,
         extra: Mapping[str, Any] | None = None,
     ) -> Measurement:
-        """A measurement of a failed (``"error"``) or timed-out invocation."""
+        """A measurement of a failed (``"error"``) or timed-out invocation.
+
+        Parameters
+        ----------
+        error : str
+            What went wrong; it is collapsed to one line of at most 300
+            characters (:func:`one_line`) and its secrets are redacted.
+        unit : str
+            Unit a successful invocation's value would have had (may be
+            empty).
+        cold : bool or None
+            As for :class:`Measurement`.
+        started_at : datetime
+            As for :class:`Measurement`.
+        status : {"error", "timeout"}, default "error"
+            How the invocation ended.
+        extra : Mapping, optional
+            Target-specific numbers kept beside the error (exit code, HTTP
+            status, ...); copied.
+
+        Returns
+        -------
+        Measurement
+            Its value None, with ``status``, the error and no series.
+
+        Raises
+        ------
+        ValueError
+            When ``status`` is not ``"error"`` or ``"timeout"``.
+        """
         return cls(
             value=None,
             unit=unit,

@@ -56,7 +56,16 @@ class Resource(ABC):
         """The settings as plain data, secrets included."""
 
     def config(self) -> dict[str, Any]:
-        """The settings as plain data with secrets redacted (for records)."""
+        """The settings as plain data with secrets redacted (for records).
+
+        Returns
+        -------
+        dict of str to Any
+            :attr:`kind` and :attr:`name`, then the settings :meth:`_config`
+            gives; values of secret-looking keys, and secrets in strings and
+            argument lists, are replaced
+            (:func:`~perfstats.adapters.records.redaction.redact`).
+        """
         return redact({"kind": self.kind, "name": self.name, **self._config()})
 
     def close(self) -> None:  # noqa: B027 - optional hook, most hold nothing
@@ -133,7 +142,17 @@ class Target(Resource):
         """Run once for the series ``names`` only, where the target can select.
 
         The driver calls this instead of :meth:`invoke` once some series
-        have stopped, on targets whose :attr:`selects_series` is true. The
-        default runs everything.
+        have stopped, on targets whose :attr:`selects_series` is true.
+
+        Parameters
+        ----------
+        names : frozenset of str
+            The series still wanted. The default ignores them.
+
+        Returns
+        -------
+        Measurement
+            As :meth:`invoke` returns it; the default runs everything, so the
+            measurement may also hold series not in ``names``.
         """
         return self.invoke()

@@ -283,7 +283,15 @@ class Container(Target):
             return self._warm_id
 
     def containers(self) -> list[str]:
-        """Ids of the containers of this target that still exist."""
+        """Ids of the containers of this target that still exist.
+
+        Returns
+        -------
+        list of str
+            The ids the engine lists for this target's session label (short
+            ids, as ``ps -q`` prints them), running or stopped; empty when
+            there are none or the engine's listing failed.
+        """
         out = self._runner.run(
             self._engine("ps", "-a", "-q", "--filter", f"label={LABEL}={self.session}"),
             timeout=_ENGINE_TIMEOUT,
@@ -293,8 +301,15 @@ class Container(Target):
     def remove_leftovers(self) -> list[str]:
         """Remove the containers of perfstats runs on this host that ended without doing so.
 
-        Returns their ids. Containers of runs still going, of other hosts, or
-        without an owner label are left alone.
+        A new Container calls this itself. Containers of runs still going,
+        of other hosts, or without an owner label are left alone.
+
+        Returns
+        -------
+        list of str
+            Full ids of the containers whose owner was gone, which were then
+            removed by force (a warning names them); empty when there were
+            none or the engine could not list them.
         """
         listed = self._runner.run(
             self._engine("ps", "-a", "-q", "--filter", f"label={OWNER_LABEL}"),

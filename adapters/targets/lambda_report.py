@@ -84,7 +84,15 @@ class LambdaReport:
         return self.init_duration_ms is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data, for a measurement's ``extra``."""
+        """Plain data, for a measurement's ``extra``.
+
+        Returns
+        -------
+        dict of str to Any
+            Every field under its attribute name (times in ms, memory in MB),
+            except :attr:`status`, which is under ``"report_status"``; the
+            fields the line lacked are None.
+        """
         return {
             "request_id": self.request_id,
             "duration_ms": self.duration_ms,

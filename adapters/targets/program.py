@@ -147,11 +147,31 @@ class LocalProgram:
     ) -> Outcome:
         """Run the program once, ``stdin`` on its standard input.
 
-        ``argv`` replaces the program's command line for this run (the same
-        program under a wrapper such as ``perf stat``, or another command of
-        a tool, such as its build); ``cwd`` its folder (default the
-        program's). ``pinned=False`` leaves it off the program's CPUs (work
-        that is no part of what the target times, such as a build).
+        The run gets the program's environment and timeout, and its usage
+        launcher when ``rusage`` is set.
+
+        Parameters
+        ----------
+        stdin : bytes, optional
+            Written to the child's standard input, which is then closed;
+            None (the default) gives it no input at all.
+        argv : sequence of str, optional
+            Command line for this run instead of the program's: the same
+            program under a wrapper such as ``perf stat``, or another command
+            of a tool, such as its build.
+        cwd : str, optional
+            Working folder for this run; default: the program's.
+        pinned : bool, default True
+            Pin the child to the program's CPUs, if it has any. False leaves
+            it unpinned, for work that is no part of what the target times
+            (a build).
+
+        Returns
+        -------
+        Outcome
+            How the child ended: exit status, output and wall time. A
+            timeout, or a program that could not start, is reported in it
+            (``timed_out``, ``start_error``), not raised.
         """
         return self.runner.run(
             self.argv if argv is None else argv,
@@ -164,7 +184,16 @@ class LocalProgram:
         )
 
     def program_config(self) -> dict[str, Any]:
-        """The program's settings as plain data (secrets redacted later, by the target)."""
+        """The program's settings as plain data (secrets redacted later, by the target).
+
+        Returns
+        -------
+        dict of str to Any
+            ``argv``; ``executable``, the path found for ``argv[0]``;
+            ``timeout`` in seconds; ``env``, the variables set (not the
+            inherited environment); ``cwd``; and ``cpus`` as a list. Those
+            of the last four not set are None.
+        """
         return {
             "argv": self.argv,
             "executable": self.executable,

@@ -191,6 +191,16 @@ class Characterization:
     def to_dict(self) -> dict[str, Any]:
         """Plain data (for records and JSON).
 
+        Returns
+        -------
+        dict of str to object
+            Built-in Python values, lists in place of tuples and of the ``acf``
+            array: the summary statistics, ``n_modes`` with the confirmed
+            ``mode_locations`` (the raw density peaks are left out), ``lag1``
+            and ``acf``, the change points and segment means, the steady state
+            and its start, and the distribution class. A constant series keeps
+            its NaN skewness and lag-1 autocorrelation.
+
         Examples
         --------
         >>> import numpy as np

@@ -125,7 +125,20 @@ class RelativeChange:
         return _direction(self.low, self.high, self.better)
 
     def contains(self, value: float) -> bool:
-        """True when ``low <= value <= high``."""
+        """True when ``low <= value <= high``.
+
+        Parameters
+        ----------
+        value : float
+            A relative change to look for, on the scale of :attr:`estimate`
+            (0.05 for 5% larger).
+
+        Returns
+        -------
+        bool
+            Whether the confidence interval holds ``value``, bounds included;
+            False for NaN.
+        """
         return bool(self.low <= value <= self.high)
 
     def __repr__(self) -> str:

@@ -422,7 +422,26 @@ class ConsistencyCurve:
     total: int
 
     def share_at(self, repetitions: int) -> float:
-        """Fraction of eligible benchmarks consistent by ``repetitions`` (0 before the first)."""
+        """Fraction of eligible benchmarks consistent by ``repetitions`` (0 before the first).
+
+        Parameters
+        ----------
+        repetitions : int
+            A number of repetitions, not negative; it need not be one of the
+            evaluated numbers.
+
+        Returns
+        -------
+        float
+            The share at the largest evaluated number of repetitions not above
+            ``repetitions`` (the curve is a step function), or 0.0 when
+            ``repetitions`` is below the first.
+
+        Raises
+        ------
+        ValueError
+            If ``repetitions`` is not a whole number or is negative.
+        """
         n = check_int(repetitions, "repetitions", minimum=0)
         i = int(np.searchsorted(np.asarray(self.repetitions), n, side="right")) - 1
         return self.share[i] if i >= 0 else 0.0

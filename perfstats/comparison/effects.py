@@ -109,7 +109,18 @@ class RankTest:
     test: str
 
     def significant(self, alpha: float = 0.05) -> bool:
-        """True when ``pvalue < alpha``."""
+        """True when ``pvalue < alpha``.
+
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            Significance level (Liao et al. use 5%).
+
+        Returns
+        -------
+        bool
+            Whether the test rejects at level ``alpha``; never for a NaN p-value.
+        """
         return bool(self.pvalue < alpha)
 
     def __repr__(self) -> str:

@@ -75,7 +75,16 @@ class ChangePoint:
     energy: float
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
+        """A JSON-ready dictionary.
+
+        Returns
+        -------
+        dict of str to object
+            Every field under its own name, except that the bounds are
+            ``ci_low`` and ``ci_high`` and the p-value is ``p_value``. A label
+            with an ``isoformat`` method (a date or timestamp) becomes that ISO
+            string, and a NumPy scalar label a Python one.
+        """
         label = self.label.isoformat() if hasattr(self.label, "isoformat") else self.label
         if isinstance(label, np.generic):
             label = label.item()
@@ -149,7 +158,16 @@ class ChangePoints:
         return len(self.points)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dictionary."""
+        """A JSON-ready dictionary.
+
+        Returns
+        -------
+        dict of str to object
+            The test settings (``n``, ``pvalue``, ``permutations``,
+            ``min_size``, ``statistic``, ``level``) and ``change_points``: a
+            list, in order of position, of each point's
+            :meth:`ChangePoint.to_dict`, empty when none was found.
+        """
         return {
             "n": self.n, "pvalue": self.pvalue, "permutations": self.permutations,
             "min_size": self.min_size, "statistic": self.statistic, "level": self.level,
@@ -157,7 +175,17 @@ class ChangePoints:
         }  # fmt: skip
 
     def to_frame(self) -> Any:
-        """One row per change point (pandas DataFrame)."""
+        """One row per change point (pandas DataFrame).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A row per change point in order of position, with a default integer
+            index and the columns of :meth:`ChangePoint.to_dict` (``index``,
+            ``label``, ``before``, ``after``, ``change``, ``ci_low``,
+            ``ci_high``, ``relative``, ``p_value``, ``energy``). With no change
+            point the frame is empty but keeps those columns.
+        """
         import pandas as pd
 
         cols = ["index", "label", "before", "after", "change", "ci_low", "ci_high",

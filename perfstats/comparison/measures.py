@@ -88,7 +88,19 @@ class Comparison:
         return self.ranksum.pvalue < LIAO_ALPHA and not self.cliffs_delta.negligible
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per statistic: value, CI bounds, p-value and a verdict."""
+        """One row per statistic: value, CI bounds, p-value and a verdict.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``statistic``: ``ks``, ``namd``, ``kl_similarity``,
+            ``cliffs_delta``, ``wilcoxon_ranksum``, ``wilcoxon_signedrank`` (paired
+            samples only) and ``relative_change``. The columns are ``value``,
+            ``low`` and ``high`` (set for the relative change only), ``pvalue``
+            (for the KS and Wilcoxon tests) and ``verdict`` (Cliff's magnitude and
+            the change's direction, else empty); a number that does not apply is
+            NaN.
+        """
         nan = math.nan
         rows: list[tuple[str, float, float, float, float, str]] = [
             ("ks", self.ks.statistic, nan, nan, self.ks.pvalue, ""),

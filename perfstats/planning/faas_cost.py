@@ -87,7 +87,24 @@ class FaasPrices:
         return tuple(name for name, _ in self.per_gb_second)
 
     def price(self, architecture: str) -> float:
-        """Price of one GB-second on ``architecture``."""
+        """Price of one GB-second on ``architecture``.
+
+        Parameters
+        ----------
+        architecture : str
+            A CPU architecture of the table, as :attr:`architectures` spells it
+            (e.g. ``"arm64"``).
+
+        Returns
+        -------
+        float
+            The price, in :attr:`currency`.
+
+        Raises
+        ------
+        ValueError
+            If the table holds no price for ``architecture``.
+        """
         for name, value in self.per_gb_second:
             if name == architecture:
                 return value

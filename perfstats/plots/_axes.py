@@ -8,10 +8,9 @@ process would need a GUI backend). Jupyter still shows a returned Figure.
 
 from __future__ import annotations
 
-import re
-import textwrap
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
+
+from perfstats._docstrings import fill_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -27,36 +26,20 @@ SLOWER = "#D55E00"
 FASTER = "#0072B2"
 UNCHANGED = "#7F7F7F"
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
 # Every plot takes ``ax`` and returns the Figure alike; written once here so
-# the wording cannot drift between the plots.
-_AX_AND_RETURNS = """\
-ax : matplotlib.axes.Axes, optional
-    Draw here instead of on a new figure.
+# the wording cannot drift between the plots. A plot's docstring names it
+# ``{ax_and_returns}``.
+shared_ax_doc = fill_doc(
+    ax_and_returns="""
+    ax : matplotlib.axes.Axes, optional
+        Draw here instead of on a new figure.
 
-Returns
--------
-matplotlib.figure.Figure
-    The figure drawn on: a new one, or the figure that holds ``ax``."""
-_MARK = re.compile(r"^([ \t]*)\{ax_and_returns\}$", re.MULTILINE)
-
-
-def shared_ax_doc(func: _F) -> _F:
-    """Write the shared ``ax`` parameter and Returns section at ``{ax_and_returns}``.
-
-    Examples
-    --------
-    >>> from perfstats.plots import histogram
-    >>> "Draw here instead of on a new figure." in histogram.__doc__
-    True
-    >>> "{ax_and_returns}" in histogram.__doc__
-    False
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on: a new one, or the figure that holds ``ax``.
     """
-    if func.__doc__:  # None under python -OO
-        func.__doc__ = _MARK.sub(lambda m: textwrap.indent(_AX_AND_RETURNS, m.group(1)),
-                                 func.__doc__)
-    return func
+)
 
 
 def figure_and_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:

@@ -101,7 +101,19 @@ class Interval:
         return spread / scale
 
     def contains(self, value: float) -> bool:
-        """True when ``low <= value <= high``."""
+        """True when ``low <= value <= high``.
+
+        Parameters
+        ----------
+        value : float
+            A candidate value of the quantile, in the units of the sample.
+
+        Returns
+        -------
+        bool
+            Whether ``value`` lies in the interval, bounds included. An infinite
+            bound holds every value on its side; NaN is never contained.
+        """
         return bool(self.low <= value <= self.high)
 
     def within(self, rel_error: float) -> bool:
@@ -110,6 +122,18 @@ class Interval:
         This is SuperFlow's accuracy check (Wen et al. 2023): the CI of a
         percentile must be within ``r`` of the observed percentile. For a
         negative estimate the band is ``estimate -/+ |estimate| * rel_error``.
+
+        Parameters
+        ----------
+        rel_error : float
+            The allowed relative half-width ``r`` (0.01 for 1%).
+
+        Returns
+        -------
+        bool
+            Whether both bounds lie strictly inside the band. An unbounded
+            interval never passes; one that is exactly zero (estimate and both
+            bounds) always does, whatever ``rel_error``.
         """
         if self.estimate == 0.0 and self.low == 0.0 and self.high == 0.0:
             # A percentile of runs that are all zero (no allocations, no

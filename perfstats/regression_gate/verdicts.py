@@ -172,7 +172,16 @@ class BenchmarkVerdict:
         return self.ratio - 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON schema's per-benchmark object (see :meth:`GateResult.to_dict`)."""
+        """The JSON schema's per-benchmark object (see :meth:`GateResult.to_dict`).
+
+        Returns
+        -------
+        dict of str to object
+            Every field of the verdict under its own name, in the order of the
+            class; the derived :attr:`change` is not included. The numbers of an
+            ``"error"`` verdict stay NaN here (:meth:`GateResult.to_json` writes
+            them as null).
+        """
         return {
             "name": self.name,
             "unit": self.unit,
@@ -266,12 +275,23 @@ class GateResult:
         return self.counts["regression"] > 0
 
     def exit_code(self, *, strict: bool = False) -> int:
-        """The gate's exit code: 2 on an error, 1 on a regression, 3 on an inconclusive
-        one when strict, else 0.
+        """The gate's exit code: 0 when the suite passes, else 1, 2 or 3 by its worst verdict.
 
         A benchmark with no successful run (verdict ``"error"``) makes the
         suite's result an error, as the command line's usage and input
         errors are: the gate cannot vouch for a benchmark it could not judge.
+
+        Parameters
+        ----------
+        strict : bool, default False
+            Whether an inconclusive benchmark also fails the gate.
+
+        Returns
+        -------
+        int
+            2 when a benchmark's verdict is ``"error"``; otherwise 1 when one
+            is a regression; otherwise 3 when ``strict`` and one is
+            inconclusive; otherwise 0.
         """
         if self.counts.get("error", 0) > 0:
             return 2
@@ -297,6 +317,13 @@ class GateResult:
         verdict), ``geomean`` ``{"ratio", "ci_low", "ci_high", "method"}``,
         ``runs_needed_method`` and ``exit_code`` / ``exit_code_strict``.
         Each benchmark is :meth:`BenchmarkVerdict.to_dict`.
+
+        Returns
+        -------
+        dict of str to object
+            The schema above; the benchmarks and the unmatched names keep the
+            order they have in the result. Unknown numbers are still NaN;
+            :meth:`to_json` replaces them with null.
         """
         return {
             "schema": "perfstats.gate/1",
@@ -327,7 +354,20 @@ class GateResult:
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """:meth:`to_dict` as a JSON string (NaN-free: unknown numbers are null)."""
+        """:meth:`to_dict` as a JSON string (NaN-free: unknown numbers are null).
+
+        Parameters
+        ----------
+        indent : int or None, default 2
+            Spaces per nesting level, as for :func:`json.dumps`; None writes
+            the whole document on one line.
+
+        Returns
+        -------
+        str
+            The ``perfstats.gate/1`` document, in which every NaN or infinite
+            number is ``null``.
+        """
         return json.dumps(_finite(self.to_dict()), indent=indent)
 
     def __repr__(self) -> str:

@@ -267,6 +267,24 @@ class QuantileSequence(Rule):
     def intervals(self, data: Any) -> tuple[Interval, ...]:
         """Every quantile's sequence interval after all of ``data``.
 
+        Parameters
+        ----------
+        data : array_like
+            1-D finite runs, in any order (the interval depends on the counts
+            only).
+
+        Returns
+        -------
+        tuple of Interval
+            One per quantile of ``q``, in that order, at :attr:`quantile_level`
+            and with ``method="confidence-sequence"``; a bound is infinite while
+            the runs are too few to support it.
+
+        Raises
+        ------
+        ValueError
+            If ``data`` is not a non-empty 1-D array of finite numbers.
+
         Examples
         --------
         >>> from perfstats.rules import QuantileSequence

@@ -50,6 +50,12 @@ class Decision:
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form (for JSON records).
 
+        Returns
+        -------
+        dict of str to object
+            ``stop``, ``n``, ``rule`` and ``reason`` as they are, and
+            ``details`` copied into a plain dict (its values are not converted).
+
         Examples
         --------
         >>> from perfstats import Decision

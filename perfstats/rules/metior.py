@@ -159,6 +159,21 @@ class Metior(Rule):
         ``current`` (all runs) is given, also from ``current``; the larger
         wins.
 
+        Parameters
+        ----------
+        previous : numpy.ndarray
+            The runs of the previous intervals, ``S``.
+        current : numpy.ndarray or None, default None
+            All runs, ``S'``; used only with ``block_from="both"``.
+
+        Returns
+        -------
+        int
+            The largest of ``min_block_length`` and the rounded-up circular
+            Politis-White length of each set of at least 11 runs (a shorter set
+            gives none), capped at the size of ``previous`` (half of it for
+            ``block_kind="superflow"``) but never below 1.
+
         Examples
         --------
         >>> import numpy as np

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from .._docstrings import fill_doc
 from .._units import check_unit, to_seconds
 
 if TYPE_CHECKING:
@@ -87,6 +88,24 @@ def _subsystem_of(subsystem: Any, names: Iterable[str]) -> dict[str, str]:
     raise ValueError(
         f"subsystem must be a string, a mapping or a callable, got {type(subsystem).__name__}"
     )
+
+
+# The accessors of one component take the same argument and fail alike;
+# their sections are written once here.
+_accessor_doc = fill_doc(
+    component="""
+    Parameters
+    ----------
+    name : str
+        A component of the call graph (one of :attr:`nodes`).
+    """,
+    unknown_component="""
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a component of the call graph.
+    """,
+)
 
 
 class CallGraph:
@@ -217,24 +236,92 @@ class CallGraph:
             raise ValueError(f"unknown component {name!r}: not in the call graph")
         return dict(self._g.nodes[name])
 
+    @_accessor_doc
     def subsystem(self, name: str) -> str:
-        """Subsystem of a component."""
+        """Subsystem of a component.
+
+        {component}
+
+        Returns
+        -------
+        str
+            The subsystem (service, station of the queueing model) the
+            component belongs to.
+
+        {unknown_component}
+        """
         return str(self._node(name)["subsystem"])
 
+    @_accessor_doc
     def calls(self, name: str) -> float:
-        """Calls per root invocation."""
+        """Calls per root invocation.
+
+        {component}
+
+        Returns
+        -------
+        float
+            How often the component runs per invocation of the root (one
+            request, one component test), from all its callers; above 0.
+
+        {unknown_component}
+        """
         return float(self._node(name)["calls"])
 
+    @_accessor_doc
     def inclusive(self, name: str) -> float:
-        """Inclusive seconds per call."""
+        """Inclusive seconds per call.
+
+        {component}
+
+        Returns
+        -------
+        float
+            Seconds from the component's call until it returns, callees
+            included, per call.
+
+        {unknown_component}
+        """
         return float(self._node(name)["inclusive"])
 
+    @_accessor_doc
     def exclusive(self, name: str) -> float:
-        """Exclusive seconds per call."""
+        """Exclusive seconds per call.
+
+        {component}
+
+        Returns
+        -------
+        float
+            Seconds per call spent in the component itself: as given, or its
+            inclusive time minus its callees' inclusive time per call,
+            floored at 0.
+
+        {unknown_component}
+        """
         return float(self._node(name)["exclusive"])
 
     def edge_calls(self, caller: str, callee: str) -> float:
-        """Calls of ``callee`` by ``caller`` per root invocation."""
+        """Calls of ``callee`` by ``caller`` per root invocation.
+
+        Parameters
+        ----------
+        caller : str
+            The calling component.
+        callee : str
+            The called component.
+
+        Returns
+        -------
+        float
+            Calls made on that edge per invocation of the root; above 0.
+
+        Raises
+        ------
+        ValueError
+            If ``caller`` does not call ``callee`` in the call graph (or
+            either is not a component of it).
+        """
         if not self._g.has_edge(caller, callee):
             raise ValueError(f"unknown call {caller!r} -> {callee!r}: not in the call graph")
         return float(self._g.edges[caller, callee]["calls"])
@@ -245,8 +332,21 @@ class CallGraph:
                 f"unknown subsystem {subsystem!r}; the call graph has {list(self.subsystems)}"
             )
 
+    @_accessor_doc
     def outside_calls(self, name: str) -> float:
-        """Calls per root invocation that come from outside the component's subsystem."""
+        """Calls per root invocation that come from outside the component's subsystem.
+
+        {component}
+
+        Returns
+        -------
+        float
+            The component's calls minus those made by callers of its own
+            subsystem, floored at 0: all its calls for a root, 0 for a
+            component called only from inside its subsystem.
+
+        {unknown_component}
+        """
         sub = self.subsystem(name)
         inside = sum(
             self._g.edges[p, name]["calls"]
@@ -256,7 +356,24 @@ class CallGraph:
         return max(0.0, self.calls(name) - inside)
 
     def top_level(self, subsystem: str) -> tuple[str, ...]:
-        """Entry points of a subsystem: its components called from outside it (or roots)."""
+        """Entry points of a subsystem: its components called from outside it (or roots).
+
+        Parameters
+        ----------
+        subsystem : str
+            A subsystem of the call graph (one of :attr:`subsystems`).
+
+        Returns
+        -------
+        tuple of str
+            The subsystem's components whose :meth:`outside_calls` are above
+            0, in the order of :attr:`nodes`.
+
+        Raises
+        ------
+        ValueError
+            If ``subsystem`` is not a subsystem of the call graph.
+        """
         self._check_subsystem(subsystem)
         return tuple(
             n
@@ -264,11 +381,23 @@ class CallGraph:
             if self._g.nodes[n]["subsystem"] == subsystem and self.outside_calls(n) > 0.0
         )
 
+    @_accessor_doc
     def own_time(self, name: str) -> float:
         """Seconds per call spent inside the component's own subsystem.
 
         Exclusive time plus the own time of callees of the same subsystem;
         time in other subsystems (remote calls) belongs to their demand.
+
+        {component}
+
+        Returns
+        -------
+        float
+            Seconds per call of the component: its exclusive time plus, for
+            each callee of the same subsystem, its calls per call of the
+            component times its own time.
+
+        {unknown_component}
         """
         self._node(name)
         return self._within(name, {}, True, {})
@@ -299,7 +428,25 @@ class CallGraph:
         return total
 
     def subsystem_time(self, subsystem: str) -> float:
-        """Seconds per root invocation the subsystem works: its top-level components' sum."""
+        """Seconds per root invocation the subsystem works: its top-level components' sum.
+
+        Parameters
+        ----------
+        subsystem : str
+            As for :meth:`CallGraph.top_level`.
+
+        Returns
+        -------
+        float
+            The sum over the subsystem's top-level components of their
+            :meth:`outside_calls` times their :meth:`own_time`: the
+            subsystem's service demand per root invocation, in seconds.
+
+        Raises
+        ------
+        ValueError
+            As for :meth:`CallGraph.top_level`.
+        """
         memo: dict[str, float] = {}
         return sum(
             self.outside_calls(t) * self._within(t, {}, True, memo)
@@ -314,6 +461,27 @@ class CallGraph:
         the same subsystem to its top-level components, weighted by calls
         per call; a changed component's callees are not added again (its
         observed change already contains theirs).
+
+        Parameters
+        ----------
+        subsystem : str
+            As for :meth:`CallGraph.top_level`.
+        changes : mapping of str to float
+            Per component, the change of its inclusive time per call in
+            seconds (negative when faster). Components of other subsystems
+            change nothing here.
+
+        Returns
+        -------
+        float
+            Change of the subsystem's time in seconds per root invocation; 0
+            when no changed component belongs to the subsystem.
+
+        Raises
+        ------
+        ValueError
+            If a key of ``changes`` is not a component of the call graph, or
+            as for :meth:`CallGraph.top_level`.
         """
         for n in changes:
             self._node(n)

@@ -113,6 +113,8 @@ class RegressionPrediction:
     (True, 'small', 2000, ())
     >>> round(res.cpu_mpd["db"])  # utilisation 0.2 -> 0.3: ten percentage points
     10
+    >>> sorted(res.as_dict())[:4]  # for JSON: the fields but the two simulations
+    ['alpha', 'cliffs_delta', 'cliffs_delta_by_class', 'cpu_after']
     """
 
     regression: bool
@@ -143,14 +145,12 @@ class RegressionPrediction:
     def as_dict(self) -> dict[str, Any]:
         """Every field but the two simulations, as plain JSON-ready values.
 
-        Examples
-        --------
-        >>> from perfstats import predict_regression
-        >>> from perfstats.system.queueing import OpenNetwork, Station
-        >>> model = OpenNetwork([Station("db", demands={"q": 0.01})], arrival_rates={"q": 20.0})
-        >>> row = predict_regression(model, {"db": 1.2}, n_requests=500, rng=0).as_dict()
-        >>> sorted(row)[:4]
-        ['alpha', 'cliffs_delta', 'cliffs_delta_by_class', 'cpu_after']
+        Returns
+        -------
+        dict of str to Any
+            Field name to value, without ``before`` and ``after``: mappings
+            (and the mappings in them) as dicts, tuples as lists, the rest
+            as they are.
         """
         out: dict[str, Any] = {}
         for f in fields(self):

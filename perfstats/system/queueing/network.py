@@ -137,16 +137,42 @@ class _Network:
     ) -> SimulationResult:
         """Discrete-event simulation with ``ciw``.
 
+        The run starts with no request at the stations: an open network
+        empty, a closed network with every user starting to think.
+
         Parameters
         ----------
         n_requests : int
-            Requests recorded, over all classes (default 100,000: a
-            root-mean-square error of the mean response time below 1% at
-            50% utilisation on M/M/1).
+            Requests recorded, over all classes, at least 10 (default
+            100,000: a root-mean-square error of the mean response time
+            below 1% at 50% utilisation on M/M/1).
         warmup : int, optional
-            Requests discarded first; default ``n_requests // 10``.
+            Requests discarded first, while the network fills; default
+            ``n_requests // 10``.
         rng : None, int or numpy.random.Generator
-            Seeds the run; the same seed gives the same samples.
+            Seeds the run; the same seed gives the same samples. None draws
+            a fresh seed.
+
+        Returns
+        -------
+        SimulationResult
+            The response time of every recorded request per class (seconds),
+            the utilisation and CPU percent of each station and the
+            throughput of each class over the recorded interval, and the
+            seed drawn.
+
+        Raises
+        ------
+        ValueError
+            For an ``n_requests`` that is not an integer from 10 to
+            :data:`~perfstats.system.queueing.simulation.MAX_REQUESTS`, a
+            ``warmup`` that is not an integer >= 0, or an invalid ``rng``.
+            An open network refuses an unstable model, unless it was made by
+            ``with_demand_factors(..., allow_unstable=True)``. A closed
+            network refuses more users than
+            :data:`~perfstats.system.queueing.simulation.MAX_SIMULATED_USERS`,
+            or users times requests (recorded and warm-up) beyond
+            :data:`~perfstats.system.queueing.simulation.MAX_USER_REQUESTS`.
         """
         # imported on first use: ciw is slow to import
         from .simulation import simulation_run
@@ -225,6 +251,13 @@ class OpenNetwork(_Network):
 
         It is the utilisation of a load-independent station; a load-dependent
         one is busier (see :meth:`stability_load`).
+
+        Returns
+        -------
+        dict of str to float
+            Station name to offered load per server: requests per second
+            times seconds of demand per request, summed over the classes
+            (a fraction of one server's time, 1 for a fully busy server).
         """
         return {
             s.name: sum(self.arrival_rates[c] * d for c, d in s.demands.items()) / s.servers
@@ -238,6 +271,13 @@ class OpenNetwork(_Network):
         requests are present; it keeps up only if the offered load, slowed
         that much, stays below its capacity. For a load-independent station
         it is the offered load (the utilisation).
+
+        Returns
+        -------
+        dict of str to float
+            Station name to its offered load per server times its
+            :attr:`~perfstats.system.queueing.Station.last_slowdown`; the
+            network is stable while every value is below 1.
         """
         return {
             s.name: u * s.last_slowdown
@@ -309,6 +349,21 @@ class OpenNetwork(_Network):
         """Analytic steady-state solution (M/M/c with Erlang C per station).
 
         A load-dependent station is solved as its birth-death process.
+
+        Returns
+        -------
+        QueueingSolution
+            Mean values: the utilisation of each station, and per class the
+            response time and the residence time at each station (seconds)
+            and the throughput (the arrival rate, requests per second).
+
+        Raises
+        ------
+        ValueError
+            If the network is unstable (made by
+            ``with_demand_factors(..., allow_unstable=True)``), or a station
+            has more than
+            :data:`~perfstats.system.queueing.analytic.MAX_SERVERS` servers.
         """
         self.check_stability()  # also for networks built without the check
         return solve_open(self.stations, self.arrival_rates, self.classes)
@@ -416,8 +471,25 @@ class ClosedNetwork(_Network):
     ) -> ClosedNetwork:
         """The same network with demands multiplied by ``demand_factors``.
 
-        As :meth:`OpenNetwork.with_demand_factors`; ``allow_unstable`` changes
-        nothing here, since a closed network is stable whatever its demands.
+        Parameters
+        ----------
+        demand_factors : mapping
+            As for :meth:`OpenNetwork.with_demand_factors`.
+        allow_unstable : bool, default False
+            Changes nothing here, since a closed network is stable whatever
+            its demands; accepted so that both networks take the same
+            arguments.
+
+        Returns
+        -------
+        ClosedNetwork
+            A new network with the same population and think times; this one
+            is unchanged.
+
+        Raises
+        ------
+        ValueError
+            For unknown stations or classes, or non-positive factors.
 
         Examples
         --------
@@ -435,7 +507,23 @@ class ClosedNetwork(_Network):
         )
 
     def solve(self) -> QueueingSolution:
-        """Exact multi-class mean value analysis."""
+        """Exact multi-class mean value analysis.
+
+        Returns
+        -------
+        QueueingSolution
+            Mean values: the utilisation of each station, and per class the
+            response time (think time excluded) and the residence time at
+            each station (seconds) and the throughput (requests per second).
+
+        Raises
+        ------
+        ValueError
+            If the population is too large for exact mean value analysis:
+            more than :data:`~perfstats.system.queueing.analytic.MAX_MVA_VECTORS`
+            population vectors, or, with multi-server or load-dependent
+            stations, too many queue-length probabilities to keep.
+        """
         return solve_closed(self.stations, self.population, self.think_times, self.classes)
 
     def _simulated(self, n_requests: int, warmup: int, seed: int) -> SimulationResult:

@@ -124,7 +124,15 @@ class SimulationResult:
         return {c: float(v.mean()) for c, v in self.response_times.items()}
 
     def all_response_times(self) -> npt.NDArray[np.float64]:
-        """Response times of all classes, concatenated in class order."""
+        """Response times of all classes, concatenated in class order.
+
+        Returns
+        -------
+        numpy.ndarray
+            One-dimensional array of :attr:`n_requests` response times in
+            seconds: those of each class in order of arrival, the classes in
+            the order of :attr:`response_times`.
+        """
         return np.concatenate(list(self.response_times.values()))
 
     def __repr__(self) -> str:
