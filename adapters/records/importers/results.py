@@ -124,19 +124,79 @@ class Results:
         return {n: c for n, c in self.failed.items() if n not in measured}
 
     def values(self, name: str) -> np.ndarray:
-        """The values of one benchmark, in run order."""
-        rows = self.frame[self.frame["benchmark"] == name]
-        if rows.empty:
-            raise KeyError(name)
-        return rows["value"].to_numpy(dtype=np.float64)
+        """The values of one benchmark, in run order.
+
+        Parameters
+        ----------
+        name : str
+            Name of the benchmark, as in :attr:`benchmarks`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its successful values as float64, in the unit :meth:`unit` gives
+            (seconds for times).
+
+        Raises
+        ------
+        KeyError
+            When the results hold no value of that benchmark, also when all
+            its runs failed (see :attr:`unrun`).
+        """
+        return self._rows(name)["value"].to_numpy(dtype=np.float64)
 
     def unit(self, name: str) -> str:
-        """The unit of one benchmark."""
-        return str(self.frame.loc[self.frame["benchmark"] == name, "unit"].iloc[0])
+        """The unit of one benchmark.
+
+        Parameters
+        ----------
+        name : str
+            A benchmark of :attr:`benchmarks`.
+
+        Returns
+        -------
+        str
+            The unit of its values: ``"s"`` for times, which importers
+            convert to seconds, else the unit the tool wrote.
+
+        Raises
+        ------
+        KeyError
+            As :meth:`values` does, for a benchmark without a value.
+        """
+        return str(self._rows(name)["unit"].iloc[0])
 
     def direction(self, name: str) -> str:
-        """Which values of one benchmark are better: ``"lower"`` or ``"higher"``."""
-        return str(self.frame.loc[self.frame["benchmark"] == name, "direction"].iloc[0])
+        """Which values of one benchmark are better: ``"lower"`` or ``"higher"``.
+
+        Parameters
+        ----------
+        name : str
+            As for :meth:`values`.
+
+        Returns
+        -------
+        {"lower", "higher"}
+            ``"lower"`` for times and sizes, ``"higher"`` for throughputs
+            and rates, as the tool's unit or mode says.
+
+        Raises
+        ------
+        KeyError
+            When the results hold no value of that benchmark (see :meth:`values`).
+        """
+        return str(self._rows(name)["direction"].iloc[0])
+
+    def _rows(self, name: str) -> pd.DataFrame:
+        rows = self.frame[self.frame["benchmark"] == name]
+        if rows.empty:
+            why = (
+                f"all its {self.failed[name]} run(s) failed"
+                if name in self.failed
+                else f"the benchmarks are {self.benchmarks}"
+            )
+            raise KeyError(f"no value of benchmark {name!r} in these {self.format} results: {why}")
+        return rows
 
     def __repr__(self) -> str:
         return (

@@ -163,7 +163,26 @@ class Station:
         object.__setattr__(self, "slowdown", _slowdown(slowdown, station))
 
     def slowdown_at(self, n: int) -> float:
-        """Relative service time of a request while ``n >= 1`` requests are present."""
+        """Relative service time of a request while ``n >= 1`` requests are present.
+
+        Parameters
+        ----------
+        n : int
+            Number of requests present at the station, 1 or more.
+
+        Returns
+        -------
+        float
+            Entry ``n - 1`` of :attr:`slowdown`, its last entry when ``n`` is
+            beyond it, and 1 for a load-independent station.
+
+        Raises
+        ------
+        ValueError
+            For ``n`` below 1: a request served is itself present.
+        """
+        if n < 1:
+            raise ValueError(f"n must be at least 1 (the request served is present), got {n!r}")
         if self.slowdown is None:
             return 1.0
         return self.slowdown[min(n, len(self.slowdown)) - 1]

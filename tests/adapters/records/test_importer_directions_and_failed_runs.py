@@ -55,6 +55,9 @@ def test_jmh_throughput_up_is_an_improvement(tmp_path: Path) -> None:
     cont = _jmh(tmp_path, "cont", 1.5, 1.0)
     res = read(cont)
     assert res.direction(THRPT) == "higher" and res.direction(AVGT) == "lower"
+    for accessor in (res.values, res.unit, res.direction):
+        with pytest.raises(KeyError, match=r"no value of benchmark 'nope' in these jmh results"):
+            accessor("nope")
     result = gate_files(base, cont, rng=0, n_resamples=500, min_equivalent_runs=2)
     assert result[THRPT].verdict == "improvement"
     assert result[THRPT].ratio == pytest.approx(1.5, rel=0.02)

@@ -77,6 +77,9 @@ def test_asv_reads_benchmarks_without_samples_beside_those_with(
         read(asv_files["samples"])
     res = read(asv_files["samples"], keep_unrun=True)
     assert res.unrun == {"bench.Suite.time_broken": 1}
+    for accessor in (res.values, res.unit, res.direction):
+        with pytest.raises(KeyError, match=r"time_broken' .*: all its 1 run\(s\) failed"):
+            accessor("bench.Suite.time_broken")
     raw = json.loads(asv_files["samples"].read_text())["results"]
     assert set(res.benchmarks) == {
         "bench.Suite.time_sum", "bench.Suite.mem_list", "bench.Suite.peakmem_list",

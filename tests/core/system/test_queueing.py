@@ -562,6 +562,16 @@ def test_slowdown_kept_by_demand_factors_shown_and_checked_for_stability() -> No
         net.with_demand_factors({"cpu": 1.4})
 
 
+def test_slowdown_is_read_by_requests_present() -> None:
+    station = Station("cpu", demands={"r": 0.1}, slowdown=[1.0, 1.5])
+    assert [station.slowdown_at(n) for n in (1, 2, 3, 100)] == [1.0, 1.5, 1.5, 1.5]
+    assert Station("io", demands={"r": 0.1}).slowdown_at(7) == 1.0
+    # With no request present there is no service to slow: not the last entry.
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="n must be at least 1"):
+            station.slowdown_at(bad)
+
+
 @pytest.mark.parametrize(
     ("slowdown", "match"),
     [
