@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from perfstats._docstrings import fill_doc
+from .._docstrings import fill_doc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
